@@ -1,0 +1,48 @@
+// Operator kinds: TFLite builtin operator codes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace dmo {
+
+// Builtin codes dmo gives a meaning to; any other code is kept as an opaque
+// op (inputs and outputs only) so planning still works.
+enum class OpKind : int32_t {
+  kAdd = 0,
+  kAveragePool2D = 1,
+  kConcatenation = 2,
+  kConv2D = 3,
+  kDepthwiseConv2D = 4,
+  kDequantize = 6,
+  kFullyConnected = 9,
+  kLogistic = 14,
+  kMaxPool2D = 17,
+  kMul = 18,
+  kRelu = 19,
+  kReluN1To1 = 20,
+  kRelu6 = 21,
+  kReshape = 22,
+  kSoftmax = 25,
+  kSvdf = 27,
+  kTanh = 28,
+  kCustom = 32,
+  kPad = 34,
+  kGather = 36,
+  kMean = 40,
+  kSub = 41,
+  kSqueeze = 43,
+  kStridedSlice = 45,
+  kSplit = 49,
+  kTransposeConv = 67,
+  kQuantize = 114,
+  kHardSwish = 117,
+  kIf = 118,
+  kWhile = 119,
+  kCallOnce = 129,
+};
+
+// The TFLite name of a builtin code ("CONV_2D"); "BUILTIN_<n>" when unknown.
+std::string builtin_op_name(int32_t builtin_code);
+
+}  // namespace dmo

@@ -1,0 +1,108 @@
+// Typed builtin parameters of the ops dmo understands.
+#pragma once
+
+#include <cstdint>
+#include <variant>
+#include <vector>
+
+namespace dmo {
+
+enum class Padding : int8_t { kSame = 0, kValid = 1 };
+
+enum class Activation : int8_t {
+  kNone = 0,
+  kRelu = 1,
+  kReluN1To1 = 2,
+  kRelu6 = 3,
+  kTanh = 4,
+  kSignBit = 5,
+};
+
+struct Conv2DParams {
+  Padding padding = Padding::kSame;
+  int32_t stride_w = 1, stride_h = 1;
+  int32_t dilation_w = 1, dilation_h = 1;
+  Activation activation = Activation::kNone;
+};
+
+struct DepthwiseConv2DParams {
+  Padding padding = Padding::kSame;
+  int32_t stride_w = 1, stride_h = 1;
+  int32_t depth_multiplier = 1;
+  int32_t dilation_w = 1, dilation_h = 1;
+  Activation activation = Activation::kNone;
+};
+
+struct Pool2DParams {
+  Padding padding = Padding::kSame;
+  int32_t stride_w = 1, stride_h = 1;
+  int32_t filter_w = 1, filter_h = 1;
+  Activation activation = Activation::kNone;
+};
+
+struct FullyConnectedParams {
+  Activation activation = Activation::kNone;
+  int8_t weights_format = 0;  // 0 = DEFAULT; others are not supported by kernels
+  bool keep_num_dims = false;
+  bool asymmetric_quantize_inputs = false;
+};
+
+struct SoftmaxParams {
+  float beta = 1.0f;
+};
+
+struct ConcatenationParams {
+  int32_t axis = 0;
+  Activation activation = Activation::kNone;
+};
+
+// ADD, SUB and MUL share their parameters.
+struct ElementwiseParams {
+  Activation activation = Activation::kNone;
+};
+
+struct ReshapeParams {
+  // Empty when the options are absent; input 1 then gives the shape.
+  std::vector<int32_t> new_shape;
+  bool has_new_shape = false;
+};
+
+struct SqueezeParams {
+  std::vector<int32_t> squeeze_dims;
+};
+
+struct ReducerParams {
+  bool keep_dims = false;
+};
+
+struct StridedSliceParams {
+  int32_t begin_mask = 0, end_mask = 0, ellipsis_mask = 0;
+  int32_t new_axis_mask = 0, shrink_axis_mask = 0;
+  bool offset = false;
+};
+
+struct SplitParams {
+  int32_t num_splits = 0;
+};
+
+struct SvdfParams {
+  int32_t rank = 0;
+  Activation activation = Activation::kNone;
+  bool asymmetric_quantize_inputs = false;
+};
+
+struct GatherParams {
+  int32_t axis = 0;
+  int32_t batch_dims = 0;
+};
+
+// No parameters (activations, PAD, QUANTIZE, ...) or an opaque op.
+struct NoParams {};
+
+using OpParams = std::variant<NoParams, Conv2DParams, DepthwiseConv2DParams, Pool2DParams,
+                              FullyConnectedParams, SoftmaxParams, ConcatenationParams,
+                              ElementwiseParams, ReshapeParams, SqueezeParams,
+                              ReducerParams, StridedSliceParams, SplitParams, SvdfParams,
+                              GatherParams>;
+
+}  // namespace dmo

@@ -1,0 +1,38 @@
+// The planning problem: buffers with sizes and lifetimes, plus the overlap
+// pairs an optimising planner may use. Planners see only this, never a Graph.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "dmo/model/graph.h"
+#include "dmo/model/lifetime.h"
+
+namespace dmo {
+
+struct BufferRequest {
+  int32_t tensor = 0;  // tensor index in the subgraph
+  int64_t size = 0;    // bytes
+  Lifetime lifetime;
+};
+
+// The output buffer of an op may overlap the start of a dying input buffer by
+// up to `safe_overlap` bytes (its end placed above the input's start).
+struct OverlapPair {
+  int32_t op = 0;
+  int32_t output_buffer = 0;  // indices into MemoryProblem::buffers
+  int32_t input_buffer = 0;
+  int64_t safe_overlap = 0;
+};
+
+struct MemoryProblem {
+  int32_t op_count = 0;
+  std::vector<BufferRequest> buffers;
+  std::vector<OverlapPair> overlaps;
+};
+
+// Buffers for the tensors TFLM plans in one subgraph, in tensor order (the
+// order TFLM adds them to its planner).
+MemoryProblem build_memory_problem(const Subgraph& subgraph);
+
+}  // namespace dmo

@@ -1,0 +1,19 @@
+// Checks a plan against its problem, independently of the planner that made
+// it: buffers whose lifetimes intersect must not share bytes, except an
+// allowed (output, dying input) overlap pair by at most its safe overlap;
+// offsets aligned; arena size = max end.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "dmo/plan/memory_problem.h"
+#include "dmo/plan/plan.h"
+
+namespace dmo {
+
+// Returns the problems found, empty when the plan is valid. `alignment` is
+// the required offset alignment in bytes.
+std::vector<std::string> validate_plan(const MemoryProblem& problem, const Plan& plan, int64_t alignment);
+
+}  // namespace dmo

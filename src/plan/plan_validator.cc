@@ -1,0 +1,62 @@
+#include "dmo/plan/plan_validator.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+namespace dmo {
+
+std::vector<std::string> validate_plan(const MemoryProblem& problem, const Plan& plan, int64_t alignment) {
+  std::vector<std::string> errors;
+  const size_t n = problem.buffers.size();
+  if (plan.offsets.size() != n) {
+    errors.push_back(fmt::format("plan has {} offsets for {} buffers", plan.offsets.size(), n));
+    return errors;
+  }
+  // Allowed overlap keyed by (lower buffer, upper buffer): the output sits
+  // below its input and may run `safe_overlap` bytes into it.
+  std::map<std::pair<size_t, size_t>, int64_t> allowed;
+  for (const OverlapPair& pair : problem.overlaps) {
+    allowed[{static_cast<size_t>(pair.output_buffer), static_cast<size_t>(pair.input_buffer)}] = pair.safe_overlap;
+  }
+  int64_t max_end = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const BufferRequest& b = problem.buffers[i];
+    if (plan.offsets[i] < 0) errors.push_back(fmt::format("tensor {} has negative offset {}", b.tensor, plan.offsets[i]));
+    if (alignment > 1 && plan.offsets[i] % alignment != 0) {
+      errors.push_back(fmt::format("tensor {} offset {} is not a multiple of {}", b.tensor, plan.offsets[i], alignment));
+    }
+    max_end = std::max(max_end, plan.offsets[i] + b.size);
+  }
+  if (plan.arena_size < max_end) {
+    errors.push_back(fmt::format("arena size {} is below the highest buffer end {}", plan.arena_size, max_end));
+  }
+  // Sweep in offset order so only buffers that can touch are compared.
+  std::vector<size_t> order(n);
+  for (size_t i = 0; i < n; ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return plan.offsets[a] < plan.offsets[b]; });
+  for (size_t x = 0; x < n; ++x) {
+    size_t a = order[x];
+    int64_t a_end = plan.offsets[a] + problem.buffers[a].size;
+    for (size_t y = x + 1; y < n; ++y) {
+      size_t b = order[y];
+      if (plan.offsets[b] >= a_end) break;
+      if (problem.buffers[b].size == 0 || problem.buffers[a].size == 0) continue;
+      if (!problem.buffers[a].lifetime.intersects(problem.buffers[b].lifetime)) continue;
+      int64_t shared = a_end - plan.offsets[b];
+      auto it = allowed.find({a, b});
+      if (it != allowed.end() && shared <= it->second &&
+          plan.offsets[a] + problem.buffers[a].size <= plan.offsets[b] + problem.buffers[b].size &&
+          plan.offsets[a] <= plan.offsets[b]) {
+        continue;
+      }
+      errors.push_back(fmt::format("tensors {} [{}, {}) and {} [{}, {}) are live together and share {} bytes",
+                                   problem.buffers[a].tensor, plan.offsets[a], a_end, problem.buffers[b].tensor,
+                                   plan.offsets[b], plan.offsets[b] + problem.buffers[b].size, shared));
+    }
+  }
+  return errors;
+}
+
+}  // namespace dmo

@@ -1,0 +1,487 @@
+#include "dmo/tflite/reader.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <limits>
+
+#include "dmo/error.h"
+#include "dmo/model/lifetime.h"
+#include "dmo/tflite/offline_plan.h"
+#include "tflite_subset_generated.h"
+
+namespace dmo {
+
+namespace {
+
+namespace fb = ::dmo::tfl;
+
+// Reading the whole file: models for micro-controllers are small, and a file
+// larger than this cannot be a flatbuffer (32-bit offsets).
+constexpr uint64_t kMaxFileBytes = uint64_t{1} << 31;
+
+class Importer {
+ public:
+  Importer(std::span<const uint8_t> bytes, const std::string& source)
+      : bytes_(bytes), source_(source) {}
+
+  Graph run() {
+    check_header();
+    flatbuffers::Verifier::Options options;
+    options.max_depth = 64;
+    options.max_tables = 10'000'000;
+    flatbuffers::Verifier verifier(bytes_.data(), bytes_.size(), options);
+    if (!fb::VerifyModelBuffer(verifier)) {
+      fail("the flatbuffers verifier rejected the file (corrupt, truncated or not a TFLite model)");
+    }
+    model_ = fb::GetModel(bytes_.data());
+
+    Graph graph;
+    graph.source = source_;
+    graph.version = model_->version();
+    if (model_->description()) graph.description = model_->description()->str();
+    if (!model_->subgraphs() || model_->subgraphs()->size() == 0) {
+      fail("the model has no subgraphs");
+    }
+    for (uint32_t s = 0; s < model_->subgraphs()->size(); ++s) {
+      graph.subgraphs.push_back(import_subgraph(s));
+    }
+    import_metadata(graph);
+    return graph;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& what) const {
+    throw Error(fmt::format("{}: {}", source_, what));
+  }
+
+  void check_header() const {
+    if (bytes_.size() < 8) fail(fmt::format("file is {} bytes, too short for a TFLite model", bytes_.size()));
+    if (std::memcmp(bytes_.data() + 4, "TFL3", 4) != 0) {
+      fail(fmt::format("bytes 4..7 are {:02x} {:02x} {:02x} {:02x}, not the file identifier 'TFL3' (not a TFLite model)",
+                       bytes_[4], bytes_[5], bytes_[6], bytes_[7]));
+    }
+  }
+
+  uint32_t buffer_count() const { return model_->buffers() ? model_->buffers()->size() : 0; }
+
+  // Bytes held by buffer `index`, inline or (for files over 2 GB) by offset.
+  std::span<const uint8_t> buffer_bytes(uint32_t index, const std::string& who) const {
+    if (index >= buffer_count()) {
+      if (index == 0) return {};
+      fail(fmt::format("{} refers to buffer {}, but the model has {} buffers", who, index, buffer_count()));
+    }
+    const fb::Buffer* buffer = model_->buffers()->Get(index);
+    if (!buffer) return {};
+    if (buffer->data() && buffer->data()->size() > 0) {
+      return {buffer->data()->data(), buffer->data()->size()};
+    }
+    if (buffer->offset() > 1) {
+      uint64_t offset = buffer->offset(), size = buffer->size();
+      if (offset > bytes_.size() || size > bytes_.size() - offset) {
+        fail(fmt::format("buffer {} points at bytes [{}, {}) outside the {}-byte file", index, offset,
+                         offset + size, bytes_.size()));
+      }
+      return bytes_.subspan(offset, size);
+    }
+    return {};
+  }
+
+  Subgraph import_subgraph(uint32_t s) {
+    const fb::SubGraph* sg = model_->subgraphs()->Get(s);
+    Subgraph out;
+    if (sg->name()) out.name = sg->name()->str();
+    uint32_t tensor_count = sg->tensors() ? sg->tensors()->size() : 0;
+    for (uint32_t t = 0; t < tensor_count; ++t) {
+      out.tensors.push_back(import_tensor(s, t, sg->tensors()->Get(t)));
+    }
+    auto indices = [&](const flatbuffers::Vector<int32_t>* list, const std::string& who, bool allow_omitted) {
+      std::vector<int32_t> result;
+      if (!list) return result;
+      for (int32_t index : *list) {
+        if (allow_omitted && index == kNoTensor) {
+          result.push_back(index);
+          continue;
+        }
+        if (index < 0 || static_cast<uint32_t>(index) >= tensor_count) {
+          fail(fmt::format("subgraph {}: {} refers to tensor {}, but the subgraph has {} tensors", s, who,
+                           index, tensor_count));
+        }
+        result.push_back(index);
+      }
+      return result;
+    };
+    out.inputs = indices(sg->inputs(), "the input list", false);
+    out.outputs = indices(sg->outputs(), "the output list", false);
+    uint32_t op_count = sg->operators() ? sg->operators()->size() : 0;
+    for (uint32_t i = 0; i < op_count; ++i) {
+      const fb::Operator* fop = sg->operators()->Get(i);
+      Op op = import_op_code(s, i, fop);
+      std::string who = fmt::format("op {} ({})", i, op.name());
+      op.inputs = indices(fop->inputs(), who + " input", true);
+      op.outputs = indices(fop->outputs(), who + " output", false);
+      op.params = import_params(s, i, op, fop);
+      out.ops.push_back(std::move(op));
+    }
+    check_execution_order(out, static_cast<int>(s), source_);
+    check_constant_gather_indices(out, s);
+    return out;
+  }
+
+  Tensor import_tensor(uint32_t s, uint32_t t, const fb::Tensor* ft) {
+    Tensor tensor;
+    if (ft->name()) tensor.name = ft->name()->str();
+    std::string who = fmt::format("subgraph {} tensor {} '{}'", s, t, tensor.name);
+    int type = static_cast<int>(ft->type());
+    if (!is_known_data_type(type)) fail(fmt::format("{} has unknown type {}", who, type));
+    tensor.type = static_cast<DataType>(type);
+    if (ft->shape()) tensor.shape.assign(ft->shape()->begin(), ft->shape()->end());
+    if (tensor.shape.size() > 16) fail(fmt::format("{} has {} dimensions", who, tensor.shape.size()));
+    for (int32_t dim : tensor.shape) {
+      if (dim < 0) fail(fmt::format("{} has negative dimension {} in shape {}", who, dim, shape_to_string(tensor.shape)));
+    }
+    tensor.is_variable = ft->is_variable();
+    tensor.buffer_index = static_cast<int32_t>(ft->buffer());
+
+    std::optional<int> elem = element_size(tensor.type);
+    int64_t max_elements = kMaxTensorBytes / (elem ? *elem : 1);
+    std::optional<int64_t> count = checked_element_count(tensor.shape, max_elements);
+    if (!count) {
+      fail(fmt::format("{} has shape {} whose size overflows the {} byte limit of a tensor", who,
+                       shape_to_string(tensor.shape), kMaxTensorBytes));
+    }
+    tensor.element_count = *count;
+
+    std::span<const uint8_t> data = buffer_bytes(ft->buffer(), who);
+    tensor.is_constant = !data.empty();
+    if (elem) {
+      tensor.byte_size = *count * *elem;
+      int64_t expected = tensor.type == DataType::kInt4 ? (*count + 1) / 2 : tensor.byte_size;
+      if (tensor.is_constant && static_cast<int64_t>(data.size()) != expected &&
+          static_cast<int64_t>(data.size()) != tensor.byte_size) {
+        fail(fmt::format("{} (shape {}, {}) needs {} bytes, but its buffer {} holds {}", who,
+                         shape_to_string(tensor.shape), data_type_name(tensor.type), tensor.byte_size,
+                         ft->buffer(), data.size()));
+      }
+    } else if (tensor.is_constant) {
+      tensor.byte_size = static_cast<int64_t>(data.size());
+    } else {
+      // No fixed element size: TFLM cannot plan it; keep it visible with size 0
+      // only when it holds nothing, otherwise refuse.
+      if (*count != 0 && type != static_cast<int>(DataType::kResource) &&
+          type != static_cast<int>(DataType::kVariant)) {
+        fail(fmt::format("{} is a non-constant {} tensor, whose size is not fixed", who,
+                         data_type_name(tensor.type)));
+      }
+      tensor.byte_size = 0;
+    }
+    tensor.data.assign(data.begin(), data.end());
+    import_quantization(tensor, ft->quantization(), who);
+    return tensor;
+  }
+
+  void import_quantization(Tensor& tensor, const fb::QuantizationParameters* q, const std::string& who) {
+    if (!q) return;
+    if (q->scale()) tensor.quantization.scale.assign(q->scale()->begin(), q->scale()->end());
+    if (q->zero_point()) tensor.quantization.zero_point.assign(q->zero_point()->begin(), q->zero_point()->end());
+    tensor.quantization.quantized_dimension = q->quantized_dimension();
+    const Quantization& quant = tensor.quantization;
+    if (!quant.zero_point.empty() && quant.zero_point.size() != quant.scale.size()) {
+      fail(fmt::format("{} has {} quantization scales but {} zero points", who, quant.scale.size(),
+                       quant.zero_point.size()));
+    }
+    if (quant.scale.size() > 1) {
+      int32_t dim = quant.quantized_dimension;
+      // Converters write the weights' channel axis on 1-D biases too (3 for a
+      // depthwise bias); the only axis a 1-D tensor has is meant.
+      if (tensor.shape.size() == 1 && dim != 0) dim = tensor.quantization.quantized_dimension = 0;
+      if (dim < 0 || static_cast<size_t>(dim) >= tensor.shape.size()) {
+        fail(fmt::format("{} is quantized along dimension {}, but has {} dimensions", who, dim,
+                         tensor.shape.size()));
+      }
+      if (static_cast<int64_t>(quant.scale.size()) != tensor.shape[static_cast<size_t>(dim)]) {
+        fail(fmt::format("{} has {} per-channel scales for dimension {} of size {}", who, quant.scale.size(),
+                         dim, tensor.shape[static_cast<size_t>(dim)]));
+      }
+    }
+  }
+
+  Op import_op_code(uint32_t s, uint32_t i, const fb::Operator* fop) const {
+    uint32_t code_count = model_->operator_codes() ? model_->operator_codes()->size() : 0;
+    if (fop->opcode_index() >= code_count) {
+      fail(fmt::format("subgraph {} op {} uses operator code {}, but the model has {}", s, i,
+                       fop->opcode_index(), code_count));
+    }
+    const fb::OperatorCode* code = model_->operator_codes()->Get(fop->opcode_index());
+    Op op;
+    // Files written before the int32 field existed only set the int8 one.
+    op.builtin_code = std::max<int32_t>(code->deprecated_builtin_code(), code->builtin_code());
+    op.version = code->version();
+    if (code->custom_code()) op.custom_code = code->custom_code()->str();
+    return op;
+  }
+
+  static Activation activation(fb::ActivationFunctionType a) { return static_cast<Activation>(a); }
+
+  OpParams import_params(uint32_t s, uint32_t i, Op& op, const fb::Operator* fop) const {
+    std::string who = fmt::format("subgraph {} op {} ({})", s, i, op.name());
+    auto type = fop->builtin_options_type();
+    auto need = [&](auto* options, const char* name) {
+      if (!options) fail(fmt::format("{} lacks its {} (options type {})", who, name, static_cast<int>(type)));
+      return options;
+    };
+    auto positive = [&](int32_t value, const char* what) {
+      if (value < 1) fail(fmt::format("{} has {} = {}, must be at least 1", who, what, value));
+      return value;
+    };
+    auto check_activation = [&](fb::ActivationFunctionType a) {
+      if (static_cast<int>(a) < 0 || static_cast<int>(a) > 5) {
+        fail(fmt::format("{} has unknown fused activation {}", who, static_cast<int>(a)));
+      }
+      return activation(a);
+    };
+    check_options_type(op, type, who);
+    switch (static_cast<OpKind>(op.builtin_code)) {
+      case OpKind::kConv2D: {
+        auto* o = need(fop->builtin_options_as_Conv2DOptions(), "Conv2DOptions");
+        Conv2DParams p;
+        p.padding = static_cast<Padding>(o->padding());
+        p.stride_w = positive(o->stride_w(), "stride_w");
+        p.stride_h = positive(o->stride_h(), "stride_h");
+        p.dilation_w = positive(o->dilation_w_factor(), "dilation_w");
+        p.dilation_h = positive(o->dilation_h_factor(), "dilation_h");
+        p.activation = check_activation(o->fused_activation_function());
+        return p;
+      }
+      case OpKind::kDepthwiseConv2D: {
+        auto* o = need(fop->builtin_options_as_DepthwiseConv2DOptions(), "DepthwiseConv2DOptions");
+        DepthwiseConv2DParams p;
+        p.padding = static_cast<Padding>(o->padding());
+        p.stride_w = positive(o->stride_w(), "stride_w");
+        p.stride_h = positive(o->stride_h(), "stride_h");
+        // Some converters write 0 and let the shapes imply the multiplier.
+        p.depth_multiplier = std::max(0, o->depth_multiplier());
+        p.dilation_w = positive(o->dilation_w_factor(), "dilation_w");
+        p.dilation_h = positive(o->dilation_h_factor(), "dilation_h");
+        p.activation = check_activation(o->fused_activation_function());
+        return p;
+      }
+      case OpKind::kAveragePool2D:
+      case OpKind::kMaxPool2D: {
+        auto* o = need(fop->builtin_options_as_Pool2DOptions(), "Pool2DOptions");
+        Pool2DParams p;
+        p.padding = static_cast<Padding>(o->padding());
+        p.stride_w = positive(o->stride_w(), "stride_w");
+        p.stride_h = positive(o->stride_h(), "stride_h");
+        p.filter_w = positive(o->filter_width(), "filter_width");
+        p.filter_h = positive(o->filter_height(), "filter_height");
+        p.activation = check_activation(o->fused_activation_function());
+        return p;
+      }
+      case OpKind::kFullyConnected: {
+        FullyConnectedParams p;
+        if (auto* o = fop->builtin_options_as_FullyConnectedOptions()) {
+          p.activation = check_activation(o->fused_activation_function());
+          p.weights_format = o->weights_format();
+          p.keep_num_dims = o->keep_num_dims();
+          p.asymmetric_quantize_inputs = o->asymmetric_quantize_inputs();
+        }
+        return p;
+      }
+      case OpKind::kSoftmax: {
+        SoftmaxParams p;
+        if (auto* o = fop->builtin_options_as_SoftmaxOptions()) p.beta = o->beta();
+        return p;
+      }
+      case OpKind::kConcatenation: {
+        ConcatenationParams p;
+        if (auto* o = fop->builtin_options_as_ConcatenationOptions()) {
+          p.axis = o->axis();
+          p.activation = check_activation(o->fused_activation_function());
+        }
+        return p;
+      }
+      case OpKind::kAdd: {
+        ElementwiseParams p;
+        if (auto* o = fop->builtin_options_as_AddOptions()) p.activation = check_activation(o->fused_activation_function());
+        return p;
+      }
+      case OpKind::kSub: {
+        ElementwiseParams p;
+        if (auto* o = fop->builtin_options_as_SubOptions()) p.activation = check_activation(o->fused_activation_function());
+        return p;
+      }
+      case OpKind::kMul: {
+        ElementwiseParams p;
+        if (auto* o = fop->builtin_options_as_MulOptions()) p.activation = check_activation(o->fused_activation_function());
+        return p;
+      }
+      case OpKind::kReshape: {
+        ReshapeParams p;
+        if (auto* o = fop->builtin_options_as_ReshapeOptions(); o && o->new_shape()) {
+          p.new_shape.assign(o->new_shape()->begin(), o->new_shape()->end());
+          p.has_new_shape = true;
+        }
+        return p;
+      }
+      case OpKind::kSqueeze: {
+        SqueezeParams p;
+        if (auto* o = fop->builtin_options_as_SqueezeOptions(); o && o->squeeze_dims()) {
+          p.squeeze_dims.assign(o->squeeze_dims()->begin(), o->squeeze_dims()->end());
+        }
+        return p;
+      }
+      case OpKind::kMean: {
+        ReducerParams p;
+        if (auto* o = fop->builtin_options_as_ReducerOptions()) p.keep_dims = o->keep_dims();
+        return p;
+      }
+      case OpKind::kStridedSlice: {
+        StridedSliceParams p;
+        if (auto* o = fop->builtin_options_as_StridedSliceOptions()) {
+          p.begin_mask = o->begin_mask();
+          p.end_mask = o->end_mask();
+          p.ellipsis_mask = o->ellipsis_mask();
+          p.new_axis_mask = o->new_axis_mask();
+          p.shrink_axis_mask = o->shrink_axis_mask();
+          p.offset = o->offset();
+        }
+        return p;
+      }
+      case OpKind::kSplit: {
+        auto* o = need(fop->builtin_options_as_SplitOptions(), "SplitOptions");
+        SplitParams p;
+        p.num_splits = positive(o->num_splits(), "num_splits");
+        return p;
+      }
+      case OpKind::kSvdf: {
+        auto* o = need(fop->builtin_options_as_SVDFOptions(), "SVDFOptions");
+        SvdfParams p;
+        p.rank = positive(o->rank(), "rank");
+        p.activation = check_activation(o->fused_activation_function());
+        p.asymmetric_quantize_inputs = o->asymmetric_quantize_inputs();
+        return p;
+      }
+      case OpKind::kGather: {
+        GatherParams p;
+        if (auto* o = fop->builtin_options_as_GatherOptions()) {
+          p.axis = o->axis();
+          p.batch_dims = o->batch_dims();
+        }
+        return p;
+      }
+      default:
+        op.has_undecoded_options = type != fb::BuiltinOptions_NONE;
+        return NoParams{};
+    }
+  }
+
+  // Options of a type dmo knows must belong to the op that carries them.
+  void check_options_type(const Op& op, fb::BuiltinOptions type, const std::string& who) const {
+    if (op.is(OpKind::kCustom) || type == fb::BuiltinOptions_NONE) return;
+    std::vector<int32_t> owners;
+    switch (type) {
+      case fb::BuiltinOptions_Conv2DOptions: owners = {3}; break;
+      case fb::BuiltinOptions_DepthwiseConv2DOptions: owners = {4}; break;
+      case fb::BuiltinOptions_Pool2DOptions: owners = {1, 12, 17}; break;
+      case fb::BuiltinOptions_SVDFOptions: owners = {27}; break;
+      case fb::BuiltinOptions_FullyConnectedOptions: owners = {9}; break;
+      case fb::BuiltinOptions_SoftmaxOptions: owners = {25}; break;
+      case fb::BuiltinOptions_ConcatenationOptions: owners = {2}; break;
+      case fb::BuiltinOptions_AddOptions: owners = {0}; break;
+      case fb::BuiltinOptions_ReshapeOptions: owners = {22}; break;
+      case fb::BuiltinOptions_MulOptions: owners = {18}; break;
+      case fb::BuiltinOptions_PadOptions: owners = {34, 60}; break;
+      case fb::BuiltinOptions_GatherOptions: owners = {36}; break;
+      case fb::BuiltinOptions_ReducerOptions: owners = {40, 74, 81, 82, 89, 91, 147}; break;
+      case fb::BuiltinOptions_SubOptions: owners = {41}; break;
+      case fb::BuiltinOptions_SqueezeOptions: owners = {43}; break;
+      case fb::BuiltinOptions_StridedSliceOptions: owners = {45}; break;
+      case fb::BuiltinOptions_SplitOptions: owners = {49}; break;
+      default: return;  // a type this schema subset does not name
+    }
+    if (std::find(owners.begin(), owners.end(), op.builtin_code) == owners.end()) {
+      fail(fmt::format("{} carries {}, which belong to {}", who, fb::EnumNameBuiltinOptions(type),
+                       builtin_op_name(owners.front())));
+    }
+  }
+
+  // Constant GATHER indices must address the input: a hostile model can
+  // otherwise make any kernel read outside its tensor.
+  void check_constant_gather_indices(const Subgraph& sg, uint32_t s) const {
+    for (size_t i = 0; i < sg.ops.size(); ++i) {
+      const Op& op = sg.ops[i];
+      if (!op.is(OpKind::kGather) || op.inputs.size() < 2 || op.inputs[0] < 0 || op.inputs[1] < 0) continue;
+      const Tensor& params = sg.tensors[static_cast<size_t>(op.inputs[0])];
+      const Tensor& indices = sg.tensors[static_cast<size_t>(op.inputs[1])];
+      if (!indices.is_constant) continue;
+      int32_t axis = std::get<GatherParams>(op.params).axis;
+      if (axis < 0) axis += static_cast<int32_t>(params.shape.size());
+      if (axis < 0 || static_cast<size_t>(axis) >= params.shape.size()) {
+        fail(fmt::format("subgraph {} op {} (GATHER) has axis {} for a {}-D input", s, i, axis, params.shape.size()));
+      }
+      int64_t limit = params.shape[static_cast<size_t>(axis)];
+      for (int64_t e = 0; e < indices.element_count; ++e) {
+        int64_t value = 0;
+        if (indices.type == DataType::kInt32) {
+          int32_t v;
+          std::memcpy(&v, indices.data.data() + 4 * e, 4);
+          value = v;
+        } else if (indices.type == DataType::kInt64) {
+          std::memcpy(&value, indices.data.data() + 8 * e, 8);
+        } else {
+          continue;
+        }
+        if (value < 0 || value >= limit) {
+          fail(fmt::format("subgraph {} op {} (GATHER): index {} in constant tensor {} '{}' is outside dimension "
+                           "{} of size {}",
+                           s, i, value, op.inputs[1], indices.name, axis, limit));
+        }
+      }
+    }
+  }
+
+  void import_metadata(Graph& graph) const {
+    if (!model_->metadata()) return;
+    for (uint32_t m = 0; m < model_->metadata()->size(); ++m) {
+      const fb::Metadata* meta = model_->metadata()->Get(m);
+      MetadataEntry entry;
+      if (meta->name()) entry.name = meta->name()->str();
+      entry.buffer_index = meta->buffer();
+      std::string who = fmt::format("metadata '{}'", entry.name);
+      std::span<const uint8_t> data = buffer_bytes(entry.buffer_index, who);
+      if (entry.name == kOfflinePlanMetadataName) {
+        graph.offline_plan = parse_offline_plan(data, graph.total_tensor_count(), source_);
+      }
+      graph.metadata.push_back(std::move(entry));
+    }
+  }
+
+  std::span<const uint8_t> bytes_;
+  std::string source_;
+  const fb::Model* model_ = nullptr;
+};
+
+}  // namespace
+
+Graph read_tflite_bytes(std::span<const uint8_t> bytes, const std::string& source) {
+  return Importer(bytes, source).run();
+}
+
+Graph read_tflite_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) throw Error(fmt::format("{}: cannot open file", path));
+  std::streamoff size = in.tellg();
+  if (size < 0) throw Error(fmt::format("{}: cannot read file", path));
+  if (static_cast<uint64_t>(size) >= kMaxFileBytes) {
+    throw Error(fmt::format("{}: file is {} bytes, larger than a TFLite flatbuffer can be", path, size));
+  }
+  std::vector<uint8_t> bytes(static_cast<size_t>(size));
+  in.seekg(0);
+  if (!in.read(reinterpret_cast<char*>(bytes.data()), size)) throw Error(fmt::format("{}: cannot read file", path));
+  return read_tflite_bytes(bytes, path);
+}
+
+}  // namespace dmo

@@ -1,0 +1,76 @@
+#include "test_support.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace dmo::test {
+
+std::optional<std::string> shared_dir() {
+  const char* env = std::getenv("DMO_SHARED_DIR");
+  std::string dir = env ? env : DMO_SHARED_DIR;
+  if (std::filesystem::is_directory(dir + "/models")) return dir;
+  return std::nullopt;
+}
+
+std::vector<std::string> tflite_files_in(const std::string& directory) {
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(directory)) {
+    if (entry.path().extension() == ".tflite") files.push_back(entry.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+bool is_valid_model_filed_as_negative(const std::string& path) {
+  std::string stem = file_stem(path);
+  return stem == "litert_empty_model" || stem == "litert_topo_sort_fork_violation";
+}
+
+std::string file_stem(const std::string& path) { return std::filesystem::path(path).stem().string(); }
+
+namespace {
+std::string quote(const std::string& arg) {
+  std::string q = "'";
+  for (char c : arg) {
+    if (c == '\'') q.append("'\\''");
+    else q.push_back(c);
+  }
+  q.push_back('\'');
+  return q;
+}
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+}  // namespace
+
+CommandResult run_dmo(const std::vector<std::string>& args) {
+  auto tmp = std::filesystem::temp_directory_path();
+  static int counter = 0;
+  std::string stem = (tmp / ("dmo_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++))).string();
+  std::string command = quote(DMO_BINARY);
+  for (const auto& a : args) {
+    command.push_back(' ');
+    command += quote(a);
+  }
+  command += " >" + quote(stem + ".out") + " 2>" + quote(stem + ".err") + " </dev/null";
+  int status = std::system(command.c_str());
+  CommandResult result;
+  result.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  result.out = slurp(stem + ".out");
+  result.err = slurp(stem + ".err");
+  std::filesystem::remove(stem + ".out");
+  std::filesystem::remove(stem + ".err");
+  return result;
+}
+
+}  // namespace dmo::test

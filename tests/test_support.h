@@ -1,0 +1,37 @@
+// Helpers shared by the tests: where the shared models are, running the CLI.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dmo::test {
+
+// ../shared beside the checkout (or $DMO_SHARED_DIR); nullopt when absent.
+std::optional<std::string> shared_dir();
+
+// Skips the calling test with a message when ../shared is absent.
+#define DMO_REQUIRE_SHARED(dir)                                               \
+  auto dir##_opt = ::dmo::test::shared_dir();                               \
+  if (!dir##_opt) GTEST_SKIP() << "../shared not found: skipping model test"; \
+  const std::string dir = *dir##_opt
+
+std::vector<std::string> tflite_files_in(const std::string& directory);
+
+// Files in models/negative that are valid TFLite models and so import:
+// LiteRT loads both (an empty model, and the input of a graph-partitioning
+// test whose ops are in a valid execution order).
+bool is_valid_model_filed_as_negative(const std::string& path);
+
+std::string file_stem(const std::string& path);
+
+struct CommandResult {
+  int exit_status = -1;
+  std::string out;
+  std::string err;
+};
+
+// Runs the dmo binary with the given arguments (shell-quoted here).
+CommandResult run_dmo(const std::vector<std::string>& args);
+
+}  // namespace dmo::test

@@ -1,0 +1,100 @@
+#include "dmo/plan/tflm_greedy_planner.h"
+
+#include <gtest/gtest.h>
+
+#include "dmo/plan/bounds.h"
+#include "dmo/plan/plan_validator.h"
+
+namespace dmo {
+namespace {
+
+MemoryProblem problem_of(std::vector<BufferRequest> buffers, int32_t ops) {
+  MemoryProblem p;
+  p.op_count = ops;
+  p.buffers = std::move(buffers);
+  return p;
+}
+
+TEST(TflmGreedyPlanner, ChainReusesMemory) {
+  // a(0..1) -> b(1..2) -> c(2..3): a and c can share.
+  MemoryProblem p = problem_of({{0, 100, {-1, 0}}, {1, 200, {0, 1}}, {2, 100, {1, 2}}, {3, 50, {2, 2}}}, 3);
+  Plan plan = plan_tflm_greedy(p);
+  EXPECT_TRUE(validate_plan(p, plan, 16).empty());
+  // 200 placed first at 0; 112 (a) at 208; c (112) lives with b -> 208; d (64) with c only -> 0.
+  EXPECT_EQ(plan.offsets[1], 0);
+  EXPECT_EQ(plan.offsets[0], 208);
+  EXPECT_EQ(plan.offsets[2], 208);
+  EXPECT_EQ(plan.offsets[3], 0);
+  EXPECT_EQ(plan.arena_size, 320);
+}
+
+TEST(TflmGreedyPlanner, RoundsSizesTo16) {
+  MemoryProblem p = problem_of({{0, 1, {0, 0}}, {1, 17, {0, 0}}}, 1);
+  Plan plan = plan_tflm_greedy(p);
+  EXPECT_EQ(plan.offsets[1], 0);
+  EXPECT_EQ(plan.offsets[0], 32);
+  EXPECT_EQ(plan.arena_size, 48);
+}
+
+TEST(TflmGreedyPlanner, EqualSizesPlacedInReverseOrder) {
+  // Three equal buffers live together: the last one added goes lowest.
+  MemoryProblem p = problem_of({{0, 32, {0, 1}}, {1, 32, {0, 1}}, {2, 32, {0, 1}}}, 2);
+  Plan plan = plan_tflm_greedy(p);
+  EXPECT_EQ(plan.offsets[2], 0);
+  EXPECT_EQ(plan.offsets[1], 32);
+  EXPECT_EQ(plan.offsets[0], 64);
+}
+
+TEST(TflmGreedyPlanner, FillsFirstGapThatFits) {
+  // a (64) at 0 and b (48) above it; c lives only with b, so it drops into
+  // the gap a leaves below b.
+  MemoryProblem p = problem_of({{0, 64, {0, 1}}, {1, 48, {0, 3}}, {2, 32, {2, 3}}, {3, 32, {1, 1}}}, 4);
+  Plan plan = plan_tflm_greedy(p);
+  EXPECT_EQ(plan.offsets[0], 0);
+  EXPECT_EQ(plan.offsets[1], 64);
+  EXPECT_EQ(plan.offsets[3], 112);  // equal sizes: 3 before 2; lives with a and b
+  EXPECT_EQ(plan.offsets[2], 0);
+  EXPECT_EQ(plan.arena_size, 144);
+  EXPECT_TRUE(validate_plan(p, plan, 16).empty());
+}
+
+TEST(TflmGreedyPlanner, DisjointLifetimesShareOffsetZero) {
+  MemoryProblem p = problem_of({{0, 64, {0, 0}}, {1, 64, {1, 1}}, {2, 64, {-2, -2}}}, 2);
+  Plan plan = plan_tflm_greedy(p);
+  EXPECT_EQ(plan.arena_size, 64);
+}
+
+TEST(Bounds, LiveBytesAndLowerBound) {
+  MemoryProblem p = problem_of({{0, 100, {-1, 0}}, {1, 200, {0, 1}}, {2, 100, {1, 2}}, {3, 50, {2, 2}}}, 3);
+  EXPECT_EQ(naive_bytes(p), 450);
+  EXPECT_EQ(live_bytes_per_op(p), (std::vector<int64_t>{300, 300, 150}));
+  EXPECT_EQ(lower_bound_bytes(p), 300);
+}
+
+TEST(PlanValidator, FindsCollisionsAndMisalignment) {
+  MemoryProblem p = problem_of({{0, 64, {0, 1}}, {1, 64, {1, 2}}}, 3);
+  Plan plan{"test", {0, 32}, 96};
+  auto errors = validate_plan(p, plan, 16);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("share 32 bytes"), std::string::npos);
+  plan.offsets = {0, 72};
+  plan.arena_size = 136;
+  EXPECT_EQ(validate_plan(p, plan, 16).size(), 1u);  // misaligned
+  EXPECT_TRUE(validate_plan(p, plan, 8).empty());
+  plan.arena_size = 100;
+  EXPECT_EQ(validate_plan(p, plan, 8).size(), 1u);  // arena too small
+}
+
+TEST(PlanValidator, AllowsDeclaredOverlapOnly) {
+  MemoryProblem p = problem_of({{0, 64, {-1, 0}}, {1, 64, {0, 1}}}, 2);
+  p.overlaps.push_back({0, 1, 0, 48});  // output 1 may run 48 bytes into input 0
+  Plan plan{"test", {16, 0}, 80};
+  EXPECT_TRUE(validate_plan(p, plan, 16).empty());
+  plan = Plan{"test", {0, 0}, 64};  // 64 bytes shared: more than allowed
+  EXPECT_EQ(validate_plan(p, plan, 16).size(), 1u);
+  plan = Plan{"test", {0, 16}, 80};  // output above its input: not the allowed direction
+  EXPECT_EQ(validate_plan(p, plan, 16).size(), 1u);
+}
+
+}  // namespace
+}  // namespace dmo
