@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 namespace dmo::test {
@@ -31,6 +32,22 @@ std::vector<std::string> tflite_files_in(const std::string& directory) {
 bool is_valid_model_filed_as_negative(const std::string& path) {
   std::string stem = file_stem(path);
   return stem == "litert_empty_model" || stem == "litert_topo_sort_fork_violation";
+}
+
+std::vector<uint8_t> read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::string fnv1a64_hex(std::span<const uint8_t> bytes) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (uint8_t b : bytes) {
+    h ^= b;
+    h *= 0x100000001b3ull;
+  }
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(h));
+  return text;
 }
 
 std::string file_stem(const std::string& path) { return std::filesystem::path(path).stem().string(); }

@@ -1,7 +1,9 @@
 // Helpers shared by the tests: where the shared models are, running the CLI.
 #pragma once
 
+#include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -24,6 +26,11 @@ std::vector<std::string> tflite_files_in(const std::string& directory);
 bool is_valid_model_filed_as_negative(const std::string& path);
 
 std::string file_stem(const std::string& path);
+
+std::vector<uint8_t> read_file(const std::string& path);
+
+// FNV-1a 64 of the bytes as 16 lowercase hex digits (the golden files' checksum).
+std::string fnv1a64_hex(std::span<const uint8_t> bytes);
 
 struct CommandResult {
   int exit_status = -1;

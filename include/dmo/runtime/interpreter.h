@@ -1,0 +1,59 @@
+// Runs subgraph 0 of a Graph inside one byte arena laid out by a placement:
+// every planned tensor at its offset, constants in place, variables in
+// persistent storage, ops in order.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "dmo/model/graph.h"
+#include "dmo/runtime/memory_policy.h"
+#include "dmo/runtime/op_context.h"
+#include "dmo/runtime/tensor_placement.h"
+
+namespace dmo {
+
+class Interpreter {
+ public:
+  Interpreter(const Graph& graph, TensorPlacement placement);
+
+  // Bytes of all graph inputs (or outputs) concatenated in order.
+  int64_t input_bytes() const;
+  int64_t output_bytes() const;
+  void set_inputs(std::span<const uint8_t> bytes);
+  std::vector<uint8_t> outputs() const;
+
+  // Called after each op with its index, while its outputs are intact.
+  using OpObserver = std::function<void(int32_t op)>;
+  void run(const OpObserver& after_op = {});
+  // Runs with the checking policy; the first clobber found, if any.
+  std::optional<Clobber> run_checked(const OpObserver& after_op = {});
+
+  std::span<const uint8_t> tensor_bytes(int32_t tensor) const;
+  OpContext context(int32_t op) const;
+  const TensorPlacement& placement() const { return placement_; }
+
+ private:
+  uint8_t* tensor_data(int32_t tensor) const;
+  void reset_variables();
+
+  const Graph& graph_;
+  const Subgraph& subgraph_;
+  TensorPlacement placement_;
+  mutable std::vector<uint8_t> arena_;       // the planned tensors
+  mutable std::vector<uint8_t> persistent_;  // variable tensors
+  std::vector<int64_t> persistent_offsets_;
+};
+
+// Runs `op` with the address-only policy: the algorithmic safe overlap of
+// (input_tensor, output_tensor), in bytes, for the kernel's loop order.
+int64_t algorithmic_safe_overlap(const Graph& graph, int32_t op, int32_t input_tensor, int32_t output_tensor);
+
+// Dispatch on the op kind; unsupported ops and types fail naming op and kind.
+template <class Memory>
+void run_kernel(const OpContext& ctx, Memory& memory);
+
+}  // namespace dmo

@@ -1,0 +1,121 @@
+// Memory policies: every kernel is one loop nest written once as a template
+// over a policy, so the code that computes is the code that is analysed.
+//  - DirectMemory executes: loads and stores touch the bytes.
+//  - AddressMemory computes nothing: it records, per output write, the
+//    highest output byte written so far and the input bytes read, which gives
+//    the algorithmic safe overlap O_s of one (input, output) pair.
+//  - CheckingMemory executes and keeps shadow state of the arena bytes the op
+//    has written; reading an input byte the op already overwrote is a clobber.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <vector>
+
+#include "dmo/runtime/tensor_ref.h"
+
+namespace dmo {
+
+struct DirectMemory {
+  template <typename T>
+  T load(const TensorRef& t, int64_t i) {
+    T value;
+    std::memcpy(&value, t.data + i * static_cast<int64_t>(sizeof(T)), sizeof(T));
+    return value;
+  }
+  template <typename T>
+  void store(const TensorRef& t, int64_t i, T value) {
+    std::memcpy(t.data + i * static_cast<int64_t>(sizeof(T)), &value, sizeof(T));
+  }
+};
+
+class AddressMemory {
+ public:
+  AddressMemory(int32_t input_tensor, int32_t output_tensor, int64_t output_bytes)
+      : input_(input_tensor), output_(output_tensor), output_bytes_(output_bytes) {}
+
+  template <typename T>
+  T load(const TensorRef& t, int64_t i) {
+    if (t.index == input_ && !t.is_output) {
+      int64_t byte = i * static_cast<int64_t>(sizeof(T));
+      if (byte < pending_min_read_) pending_min_read_ = byte;
+    }
+    return T{};
+  }
+  template <typename T>
+  void store(const TensorRef& t, int64_t i, T) {
+    if (t.index != output_ || !t.is_output) return;
+    int64_t last_byte = i * static_cast<int64_t>(sizeof(T)) + static_cast<int64_t>(sizeof(T)) - 1;
+    if (last_byte > max_write_) max_write_ = last_byte;
+    // Reads since the previous write happened before this write.
+    reads_before_write_.push_back(pending_min_read_);
+    max_write_at_.push_back(max_write_);
+    pending_min_read_ = kNone;
+  }
+
+  // Largest number of bytes the end of the output may overlap the start of
+  // the input: |O| - delta, where delta - 1 is the largest distance between
+  // an output byte written and an input byte read after that write.
+  int64_t safe_overlap() const;
+  int64_t writes() const { return static_cast<int64_t>(max_write_at_.size()); }
+
+ private:
+  static constexpr int64_t kNone = std::numeric_limits<int64_t>::max();
+  int32_t input_, output_;
+  int64_t output_bytes_;
+  int64_t pending_min_read_ = kNone;
+  int64_t max_write_ = -1;
+  std::vector<int64_t> reads_before_write_;  // per write: min input byte read since the previous write
+  std::vector<int64_t> max_write_at_;        // per write: highest output byte written so far
+};
+
+struct Clobber {
+  int32_t op = -1;
+  int32_t tensor = -1;
+  int64_t byte_offset = 0;  // within the input tensor
+};
+
+class CheckingMemory {
+ public:
+  explicit CheckingMemory(const uint8_t* arena_base, int64_t arena_size)
+      : base_(arena_base), written_(static_cast<size_t>(arena_size), 0) {}
+
+  // Called before each op: forget what the previous op wrote.
+  void begin_op(int32_t op);
+
+  template <typename T>
+  T load(const TensorRef& t, int64_t i) {
+    T value;
+    const uint8_t* p = t.data + i * static_cast<int64_t>(sizeof(T));
+    if (t.in_arena && !t.is_output && !clobber_) {
+      size_t at = static_cast<size_t>(p - base_);
+      for (size_t b = 0; b < sizeof(T); ++b) {
+        if (written_[at + b] == stamp_) {
+          clobber_ = Clobber{op_, t.index, i * static_cast<int64_t>(sizeof(T)) + static_cast<int64_t>(b)};
+          break;
+        }
+      }
+    }
+    std::memcpy(&value, p, sizeof(T));
+    return value;
+  }
+  template <typename T>
+  void store(const TensorRef& t, int64_t i, T value) {
+    uint8_t* p = t.data + i * static_cast<int64_t>(sizeof(T));
+    if (t.in_arena) std::memset(&written_[static_cast<size_t>(p - base_)], stamp_, sizeof(T));
+    std::memcpy(p, &value, sizeof(T));
+  }
+
+  const std::optional<Clobber>& clobber() const { return clobber_; }
+
+ private:
+  const uint8_t* base_;
+  std::vector<uint8_t> written_;  // byte == stamp_: written by the current op
+  uint8_t stamp_ = 0;
+  int32_t op_ = -1;
+  std::optional<Clobber> clobber_;
+};
+
+}  // namespace dmo

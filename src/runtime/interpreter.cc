@@ -1,0 +1,150 @@
+#include "dmo/runtime/interpreter.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "dmo/error.h"
+#include "dmo/model/lifetime.h"
+#include "dmo/plan/plan.h"
+
+namespace dmo {
+
+Interpreter::Interpreter(const Graph& graph, TensorPlacement placement)
+    : graph_(graph), subgraph_(graph.main()), placement_(std::move(placement)) {
+  if (placement_.offsets.size() != subgraph_.tensors.size()) {
+    throw Error(fmt::format("{}: placement has {} offsets for {} tensors", graph.source, placement_.offsets.size(),
+                            subgraph_.tensors.size()));
+  }
+  for (size_t t = 0; t < subgraph_.tensors.size(); ++t) {
+    const Tensor& tensor = subgraph_.tensors[t];
+    if (tflm_plans_tensor(tensor) &&
+        (placement_.offsets[t] < 0 || placement_.offsets[t] + tensor.byte_size > placement_.arena_size)) {
+      throw Error(fmt::format("{}: tensor {} '{}' is not inside the {}-byte arena", graph.source, t, tensor.name,
+                              placement_.arena_size));
+    }
+  }
+  arena_.assign(static_cast<size_t>(placement_.arena_size), 0);
+  persistent_offsets_.assign(subgraph_.tensors.size(), -1);
+  int64_t persistent = 0;
+  for (size_t t = 0; t < subgraph_.tensors.size(); ++t) {
+    if (!subgraph_.tensors[t].is_variable || subgraph_.tensors[t].is_constant) continue;
+    persistent_offsets_[t] = persistent;
+    persistent += align_up(subgraph_.tensors[t].byte_size, 16);
+  }
+  persistent_.assign(static_cast<size_t>(persistent), 0);
+  reset_variables();
+}
+
+void Interpreter::reset_variables() {
+  // TFLM resets variables to the zero point (int8) or 0.
+  for (size_t t = 0; t < subgraph_.tensors.size(); ++t) {
+    if (persistent_offsets_[t] < 0) continue;
+    const Tensor& tensor = subgraph_.tensors[t];
+    uint8_t fill = 0;
+    if (tensor.type == DataType::kInt8 && !tensor.quantization.zero_point.empty()) {
+      fill = static_cast<uint8_t>(static_cast<int8_t>(tensor.quantization.zero_point[0]));
+    }
+    std::memset(persistent_.data() + persistent_offsets_[t], fill, static_cast<size_t>(tensor.byte_size));
+  }
+}
+
+uint8_t* Interpreter::tensor_data(int32_t t) const {
+  const Tensor& tensor = subgraph_.tensors[static_cast<size_t>(t)];
+  if (tensor.is_constant) return const_cast<uint8_t*>(tensor.data.data());
+  if (persistent_offsets_[static_cast<size_t>(t)] >= 0) return persistent_.data() + persistent_offsets_[static_cast<size_t>(t)];
+  if (placement_.offsets[static_cast<size_t>(t)] >= 0) return arena_.data() + placement_.offsets[static_cast<size_t>(t)];
+  return nullptr;  // zero-size tensor
+}
+
+std::span<const uint8_t> Interpreter::tensor_bytes(int32_t t) const {
+  const Tensor& tensor = subgraph_.tensors.at(static_cast<size_t>(t));
+  const uint8_t* data = tensor_data(t);
+  if (!data) return {};
+  return {data, static_cast<size_t>(tensor.byte_size)};
+}
+
+int64_t Interpreter::input_bytes() const {
+  int64_t total = 0;
+  for (int32_t t : subgraph_.inputs) total += subgraph_.tensors[static_cast<size_t>(t)].byte_size;
+  return total;
+}
+
+int64_t Interpreter::output_bytes() const {
+  int64_t total = 0;
+  for (int32_t t : subgraph_.outputs) total += subgraph_.tensors[static_cast<size_t>(t)].byte_size;
+  return total;
+}
+
+void Interpreter::set_inputs(std::span<const uint8_t> bytes) {
+  if (static_cast<int64_t>(bytes.size()) != input_bytes()) {
+    throw Error(fmt::format("{}: the model's inputs take {} bytes, {} given", graph_.source, input_bytes(),
+                            bytes.size()));
+  }
+  size_t at = 0;
+  for (int32_t t : subgraph_.inputs) {
+    size_t n = static_cast<size_t>(subgraph_.tensors[static_cast<size_t>(t)].byte_size);
+    if (n) std::memcpy(tensor_data(t), bytes.data() + at, n);
+    at += n;
+  }
+}
+
+std::vector<uint8_t> Interpreter::outputs() const {
+  std::vector<uint8_t> out;
+  for (int32_t t : subgraph_.outputs) {
+    auto bytes = tensor_bytes(t);
+    out.insert(out.end(), bytes.begin(), bytes.end());
+  }
+  return out;
+}
+
+OpContext Interpreter::context(int32_t op_index) const {
+  OpContext ctx;
+  ctx.subgraph = &subgraph_;
+  ctx.op = &subgraph_.ops.at(static_cast<size_t>(op_index));
+  ctx.op_index = op_index;
+  auto ref = [&](int32_t t, bool is_output) {
+    TensorRef r;
+    if (t == kNoTensor) return r;
+    r.tensor = &subgraph_.tensors[static_cast<size_t>(t)];
+    r.data = tensor_data(t);
+    r.index = t;
+    r.is_output = is_output;
+    r.in_arena = !r.tensor->is_constant && persistent_offsets_[static_cast<size_t>(t)] < 0 &&
+                 placement_.offsets[static_cast<size_t>(t)] >= 0;
+    return r;
+  };
+  for (int32_t t : ctx.op->inputs) ctx.inputs.push_back(ref(t, false));
+  for (int32_t t : ctx.op->outputs) ctx.outputs.push_back(ref(t, true));
+  return ctx;
+}
+
+void Interpreter::run(const OpObserver& after_op) {
+  DirectMemory memory;
+  for (int32_t i = 0; i < static_cast<int32_t>(subgraph_.ops.size()); ++i) {
+    run_kernel(context(i), memory);
+    if (after_op) after_op(i);
+  }
+}
+
+std::optional<Clobber> Interpreter::run_checked(const OpObserver& after_op) {
+  CheckingMemory memory(arena_.data(), placement_.arena_size);
+  for (int32_t i = 0; i < static_cast<int32_t>(subgraph_.ops.size()); ++i) {
+    memory.begin_op(i);
+    run_kernel(context(i), memory);
+    if (memory.clobber()) return memory.clobber();
+    if (after_op) after_op(i);
+  }
+  return std::nullopt;
+}
+
+int64_t algorithmic_safe_overlap(const Graph& graph, int32_t op, int32_t input_tensor, int32_t output_tensor) {
+  Interpreter interpreter(graph, unshared_placement(graph.main()));
+  const Tensor& output = graph.main().tensors.at(static_cast<size_t>(output_tensor));
+  AddressMemory memory(input_tensor, output_tensor, output.byte_size);
+  run_kernel(interpreter.context(op), memory);
+  return memory.safe_overlap();
+}
+
+}  // namespace dmo

@@ -1,0 +1,28 @@
+#include "dmo/runtime/tensor_placement.h"
+
+#include "dmo/model/lifetime.h"
+
+namespace dmo {
+
+TensorPlacement unshared_placement(const Subgraph& subgraph) {
+  TensorPlacement placement;
+  placement.offsets.assign(subgraph.tensors.size(), -1);
+  for (size_t t = 0; t < subgraph.tensors.size(); ++t) {
+    if (!tflm_plans_tensor(subgraph.tensors[t])) continue;
+    placement.offsets[t] = placement.arena_size;
+    placement.arena_size += align_up(subgraph.tensors[t].byte_size, 16);
+  }
+  return placement;
+}
+
+TensorPlacement placement_from_plan(const Subgraph& subgraph, const MemoryProblem& problem, const Plan& plan) {
+  TensorPlacement placement;
+  placement.offsets.assign(subgraph.tensors.size(), -1);
+  for (size_t b = 0; b < problem.buffers.size(); ++b) {
+    placement.offsets[static_cast<size_t>(problem.buffers[b].tensor)] = plan.offsets[b];
+  }
+  placement.arena_size = plan.arena_size;
+  return placement;
+}
+
+}  // namespace dmo
