@@ -34,4 +34,74 @@ int64_t lower_bound_bytes(const MemoryProblem& problem) {
   return bound;
 }
 
+int64_t lower_bound_with_overlap_bytes(const MemoryProblem& problem) {
+  std::vector<int64_t> live = live_bytes_per_op(problem);
+  std::vector<int64_t> saving(live.size(), 0);
+  for (const OverlapPair& pair : problem.overlaps) {
+    if (pair.op < 0 || static_cast<size_t>(pair.op) >= saving.size()) continue;
+    saving[static_cast<size_t>(pair.op)] = std::max(saving[static_cast<size_t>(pair.op)], pair.safe_overlap);
+  }
+  int64_t bound = 0;
+  for (size_t i = 0; i < live.size(); ++i) bound = std::max(bound, live[i] - saving[i]);
+  for (const BufferRequest& b : problem.buffers) bound = std::max(bound, b.size);
+  return bound;
+}
+
+namespace {
+
+// What runs of forced overlaps need when the arena is `arena` bytes.
+int64_t chain_requirement(const MemoryProblem& problem, const std::vector<int64_t>& live,
+                          const std::vector<const OverlapPair*>& pair_of_op,
+                          const std::vector<int32_t>& next_op, int64_t arena) {
+  auto forced = [&](int32_t op) { return live[static_cast<size_t>(op)] > arena && pair_of_op[static_cast<size_t>(op)]; };
+  int64_t need = 0;
+  for (int32_t start = 0; start < problem.op_count; ++start) {
+    if (!forced(start)) continue;
+    // Walk the run from `start`: the input of `start` sits above every later
+    // output of the run by the sum of their deltas.
+    const OverlapPair* first = pair_of_op[static_cast<size_t>(start)];
+    int64_t input_size = problem.buffers[static_cast<size_t>(first->input_buffer)].size;
+    int64_t displacement = 0;
+    for (int32_t op = start; op >= 0 && forced(op); op = next_op[static_cast<size_t>(op)]) {
+      const OverlapPair* pair = pair_of_op[static_cast<size_t>(op)];
+      displacement += problem.buffers[static_cast<size_t>(pair->output_buffer)].size - pair->safe_overlap;
+      need = std::max(need, input_size + displacement);
+    }
+  }
+  return need;
+}
+
+}  // namespace
+
+int64_t chain_lower_bound_with_overlap_bytes(const MemoryProblem& problem) {
+  const int64_t per_op = lower_bound_with_overlap_bytes(problem);
+  std::vector<int64_t> live = live_bytes_per_op(problem);
+  std::vector<const OverlapPair*> pair_of_op(live.size(), nullptr);
+  for (const OverlapPair& pair : problem.overlaps) {
+    if (pair.op < 0 || static_cast<size_t>(pair.op) >= live.size()) continue;
+    const OverlapPair*& slot = pair_of_op[static_cast<size_t>(pair.op)];
+    if (!slot || pair.safe_overlap > slot->safe_overlap) slot = &pair;
+  }
+  // next_op[k]: the op whose overlapped input is op k's overlapped output.
+  std::vector<int32_t> op_of_input(problem.buffers.size(), -1);
+  for (size_t k = 0; k < pair_of_op.size(); ++k) {
+    if (pair_of_op[k]) op_of_input[static_cast<size_t>(pair_of_op[k]->input_buffer)] = static_cast<int32_t>(k);
+  }
+  std::vector<int32_t> next_op(live.size(), -1);
+  for (size_t k = 0; k < pair_of_op.size(); ++k) {
+    if (pair_of_op[k]) next_op[k] = op_of_input[static_cast<size_t>(pair_of_op[k]->output_buffer)];
+  }
+  // The requirement only falls as the arena grows (fewer forced ops), so the
+  // smallest arena meeting it is found by bisection.
+  auto meets = [&](int64_t arena) { return arena >= chain_requirement(problem, live, pair_of_op, next_op, arena); };
+  if (meets(per_op)) return per_op;
+  int64_t low = per_op, high = std::max(per_op, chain_requirement(problem, live, pair_of_op, next_op, per_op));
+  while (!meets(high)) high *= 2;
+  while (high - low > 1) {
+    int64_t mid = low + (high - low) / 2;
+    (meets(mid) ? high : low) = mid;
+  }
+  return high;
+}
+
 }  // namespace dmo

@@ -14,8 +14,7 @@ std::vector<std::string> validate_plan(const MemoryProblem& problem, const Plan&
     errors.push_back(fmt::format("plan has {} offsets for {} buffers", plan.offsets.size(), n));
     return errors;
   }
-  // Allowed overlap keyed by (lower buffer, upper buffer): the output sits
-  // below its input and may run `safe_overlap` bytes into it.
+  // Allowed overlap keyed by (output buffer, input buffer).
   std::map<std::pair<size_t, size_t>, int64_t> allowed;
   for (const OverlapPair& pair : problem.overlaps) {
     allowed[{static_cast<size_t>(pair.output_buffer), static_cast<size_t>(pair.input_buffer)}] = pair.safe_overlap;
@@ -45,12 +44,13 @@ std::vector<std::string> validate_plan(const MemoryProblem& problem, const Plan&
       if (problem.buffers[b].size == 0 || problem.buffers[a].size == 0) continue;
       if (!problem.buffers[a].lifetime.intersects(problem.buffers[b].lifetime)) continue;
       int64_t shared = a_end - plan.offsets[b];
-      auto it = allowed.find({a, b});
-      if (it != allowed.end() && shared <= it->second &&
-          plan.offsets[a] + problem.buffers[a].size <= plan.offsets[b] + problem.buffers[b].size &&
-          plan.offsets[a] <= plan.offsets[b]) {
-        continue;
-      }
+      // An output may sit below its dying input when the input starts at
+      // least |O| - O_s above it: every later read is then above every write.
+      auto allowed_as = [&](size_t out, size_t in) {
+        auto it = allowed.find({out, in});
+        return it != allowed.end() && plan.offsets[in] - plan.offsets[out] >= problem.buffers[out].size - it->second;
+      };
+      if (allowed_as(a, b) || allowed_as(b, a)) continue;
       errors.push_back(fmt::format("tensors {} [{}, {}) and {} [{}, {}) are live together and share {} bytes",
                                    problem.buffers[a].tensor, plan.offsets[a], a_end, problem.buffers[b].tensor,
                                    plan.offsets[b], plan.offsets[b] + problem.buffers[b].size, shared));

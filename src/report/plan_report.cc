@@ -4,12 +4,27 @@
 
 #include <algorithm>
 
+#include "dmo/error.h"
 #include "dmo/plan/bounds.h"
+#include "dmo/plan/dmo_planner.h"
+#include "dmo/plan/plan_validator.h"
 #include "dmo/plan/tflm_greedy_planner.h"
 
 namespace dmo {
 
-PlanReport make_plan_report(const Graph& graph) {
+namespace {
+
+// Every plan dmo reports is checked independently of the planner that made it.
+void require_valid(const MemoryProblem& problem, const Plan& plan, int64_t alignment, const Graph& graph) {
+  std::vector<std::string> errors = validate_plan(problem, plan, alignment);
+  if (!errors.empty()) {
+    throw std::logic_error(fmt::format("{}: {} plan is invalid: {}", graph.source, plan.planner, errors.front()));
+  }
+}
+
+}  // namespace
+
+PlanReport make_plan_report(const Graph& graph, const PlanReportOptions& options) {
   const Subgraph& sg = graph.main();
   PlanReport r;
   r.problem = build_memory_problem(sg);
@@ -26,6 +41,34 @@ PlanReport make_plan_report(const Graph& graph) {
   }
   for (const Tensor& t : sg.tensors) {
     if (t.is_variable) r.variable_bytes += t.byte_size;
+  }
+  require_valid(r.problem, r.tflm_greedy, kTflmBufferAlignment, graph);
+
+  DmoPlannerOptions no_overlap;
+  no_overlap.use_overlaps = false;
+  no_overlap.alignment = options.alignment;
+  r.dmo_no_overlap = plan_dmo(r.problem, no_overlap);
+  require_valid(r.problem, r.dmo_no_overlap, no_overlap.alignment, graph);
+
+  r.method = options.method;
+  r.alignment = options.alignment;
+  SafeOverlapOptions overlap_options;
+  overlap_options.method = options.method;
+  overlap_options.preserve_graph_inputs = options.preserve_graph_inputs;
+  overlap_options.alignment = options.alignment;
+  overlap_options.compute_algorithmic = options.method != OverlapMethod::kNone;
+  r.overlaps = compute_safe_overlaps(graph, overlap_options);
+  add_overlap_pairs(r.problem, r.overlaps);
+  r.lower_bound_overlap_per_op_bytes = lower_bound_with_overlap_bytes(r.problem);
+  r.lower_bound_overlap_bytes = chain_lower_bound_with_overlap_bytes(r.problem);
+  DmoPlannerOptions with_overlap;
+  with_overlap.alignment = options.alignment;
+  r.dmo = plan_dmo(r.problem, with_overlap);
+  require_valid(r.problem, r.dmo, options.alignment, graph);
+  // Never worse than what users have today.
+  if (r.tflm_greedy.arena_size < r.dmo.arena_size) {
+    r.dmo = r.tflm_greedy;
+    r.dmo.planner = "dmo (TFLM greedy order)";
   }
   return r;
 }
@@ -57,12 +100,18 @@ nlohmann::json plan_report_json(const Graph& graph, const PlanReport& r) {
   nlohmann::json ops = nlohmann::json::array();
   for (size_t i = 0; i < sg.ops.size(); ++i) {
     const Op& op = sg.ops[i];
+    const OpOverlap& o = r.overlaps[i];
+    auto optional = [](const std::optional<int64_t>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
     ops.push_back({{"index", i}, {"op", op.name()}, {"inputs", op.inputs}, {"outputs", op.outputs},
-                   {"live_bytes", r.live_bytes[i]}, {"peak", static_cast<int32_t>(i) == r.peak_op}});
+                   {"live_bytes", r.live_bytes[i]}, {"peak", static_cast<int32_t>(i) == r.peak_op},
+                   {"overlap_input", o.pair.input}, {"overlap_output", o.pair.output},
+                   {"input_dies", o.pair.input_dies}, {"analytic_bytes", optional(o.analytic)},
+                   {"algorithmic_bytes", optional(o.algorithmic)}, {"overlap_used_bytes", o.used_bytes}});
   }
-  std::vector<int64_t> offset_of(sg.tensors.size(), -1);
+  std::vector<int64_t> offset_of(sg.tensors.size(), -1), dmo_offset_of(sg.tensors.size(), -1);
   for (size_t b = 0; b < r.problem.buffers.size(); ++b) {
     offset_of[static_cast<size_t>(r.problem.buffers[b].tensor)] = r.tflm_greedy.offsets[b];
+    dmo_offset_of[static_cast<size_t>(r.problem.buffers[b].tensor)] = r.dmo.offsets[b];
   }
   nlohmann::json tensors = nlohmann::json::array();
   for (size_t t = 0; t < sg.tensors.size(); ++t) {
@@ -78,13 +127,25 @@ nlohmann::json plan_report_json(const Graph& graph, const PlanReport& r) {
                           {"first_op", r.lifetimes[t].first},
                           {"last_op", r.lifetimes[t].last}};
     if (offset_of[t] >= 0) row["tflm_greedy_offset"] = offset_of[t];
+    if (dmo_offset_of[t] >= 0) row["dmo_offset"] = dmo_offset_of[t];
     tensors.push_back(std::move(row));
   }
+  int64_t saving = r.tflm_greedy.arena_size - r.dmo.arena_size;
   return {{"model", graph.source},
           {"subgraph", 0},
           {"naive_bytes", r.naive_bytes},
           {"tflm_greedy_bytes", r.tflm_greedy.arena_size},
           {"lower_bound_bytes", r.lower_bound_bytes},
+          {"dmo_no_overlap_bytes", r.dmo_no_overlap.arena_size},
+          {"lower_bound_overlap_bytes", r.lower_bound_overlap_bytes},
+          {"lower_bound_overlap_per_op_bytes", r.lower_bound_overlap_per_op_bytes},
+          {"dmo_bytes", r.dmo.arena_size},
+          {"overlap_method", overlap_method_name(r.method)},
+          {"alignment", r.alignment},
+          {"saving_vs_tflm_bytes", saving},
+          {"saving_vs_tflm_percent", r.tflm_greedy.arena_size ? 100.0 * static_cast<double>(saving) /
+                                                                    static_cast<double>(r.tflm_greedy.arena_size)
+                                                              : 0.0},
           {"peak_op", r.peak_op},
           {"variable_bytes", r.variable_bytes},
           {"has_offline_plan", graph.offline_plan.has_value()},
@@ -97,10 +158,15 @@ std::string plan_report_text(const Graph& graph, const PlanReport& r) {
   const Subgraph& sg = graph.main();
   std::string out = fmt::format("model: {}\nsubgraph 0: {} ops, {} tensors, {} planned activation buffers\n\n",
                                 graph.source, sg.ops.size(), sg.tensors.size(), r.problem.buffers.size());
-  out += fmt::format("{:>5}  {:<22} {:>12}  {}\n", "op", "kind", "live bytes", "");
+  auto bytes_or_dash = [](const std::optional<int64_t>& v) { return v ? fmt::format("{}", *v) : std::string("-"); };
+  out += fmt::format("{:>5}  {:<22} {:>12} {:>12} {:>12} {:>12}  {}\n", "op", "kind", "live bytes", "O_s analytic",
+                     "O_s algor.", "O_s used", "");
   for (size_t i = 0; i < sg.ops.size(); ++i) {
     bool peak = static_cast<int32_t>(i) == r.peak_op;
-    out += fmt::format("{:>5}  {:<22} {:>12}  {}\n", i, sg.ops[i].name(), r.live_bytes[i], peak ? "<- peak" : "");
+    const OpOverlap& o = r.overlaps[i];
+    out += fmt::format("{:>5}  {:<22} {:>12} {:>12} {:>12} {:>12}  {}\n", i, sg.ops[i].name(), r.live_bytes[i],
+                       bytes_or_dash(o.analytic), bytes_or_dash(o.algorithmic),
+                       o.pair.input_dies ? fmt::format("{}", o.used_bytes) : std::string("-"), peak ? "<- peak" : "");
   }
   auto pct = [&](int64_t v) { return r.naive_bytes ? 100.0 * static_cast<double>(v) / static_cast<double>(r.naive_bytes) : 0.0; };
   out += fmt::format("\n{:<34} {:>12} bytes ({:5.1f}% of naive)\n", "naive (every tensor its own memory)",
@@ -109,6 +175,22 @@ std::string plan_report_text(const Graph& graph, const PlanReport& r) {
                      r.tflm_greedy.arena_size, pct(r.tflm_greedy.arena_size));
   out += fmt::format("{:<34} {:>12} bytes ({:5.1f}% of naive)\n", "lower_bound (peak live bytes)",
                      r.lower_bound_bytes, pct(r.lower_bound_bytes));
+  out += fmt::format("{:<34} {:>12} bytes ({:5.1f}% of naive)\n", "dmo, no overlap", r.dmo_no_overlap.arena_size,
+                     pct(r.dmo_no_overlap.arena_size));
+  out += fmt::format("{:<34} {:>12} bytes ({:5.1f}% of naive)\n",
+                     fmt::format("lower_bound, {} overlap, per op", overlap_method_name(r.method)),
+                     r.lower_bound_overlap_per_op_bytes, pct(r.lower_bound_overlap_per_op_bytes));
+  out += fmt::format("{:<34} {:>12} bytes ({:5.1f}% of naive)\n",
+                     fmt::format("lower_bound, {} overlap, chains", overlap_method_name(r.method)),
+                     r.lower_bound_overlap_bytes, pct(r.lower_bound_overlap_bytes));
+  out += fmt::format("{:<34} {:>12} bytes ({:5.1f}% of naive)\n",
+                     fmt::format("dmo, {} overlap", overlap_method_name(r.method)), r.dmo.arena_size,
+                     pct(r.dmo.arena_size));
+  int64_t saving = r.tflm_greedy.arena_size - r.dmo.arena_size;
+  out += fmt::format("{:<34} {:>12} bytes ({:5.1f}% of tflm_greedy)\n", "saving vs TFLM", saving,
+                     r.tflm_greedy.arena_size ? 100.0 * static_cast<double>(saving) /
+                                                    static_cast<double>(r.tflm_greedy.arena_size)
+                                              : 0.0);
   if (r.variable_bytes) {
     out += fmt::format("{:<34} {:>12} bytes (persistent, outside the plan)\n", "variable tensors", r.variable_bytes);
   }

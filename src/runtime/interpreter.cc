@@ -128,6 +128,20 @@ void Interpreter::run(const OpObserver& after_op) {
   }
 }
 
+void Interpreter::run_op(int32_t op) {
+  DirectMemory memory;
+  run_kernel(context(op), memory);
+}
+
+void Interpreter::set_tensor(int32_t t, std::span<const uint8_t> bytes) {
+  const Tensor& tensor = subgraph_.tensors.at(static_cast<size_t>(t));
+  if (tensor.is_constant || static_cast<int64_t>(bytes.size()) != tensor.byte_size) {
+    throw Error(fmt::format("{}: tensor {} '{}' takes {} bytes and is {}constant; {} given", graph_.source, t,
+                            tensor.name, tensor.byte_size, tensor.is_constant ? "" : "not ", bytes.size()));
+  }
+  if (!bytes.empty()) std::memcpy(tensor_data(t), bytes.data(), bytes.size());
+}
+
 std::optional<Clobber> Interpreter::run_checked(const OpObserver& after_op) {
   CheckingMemory memory(arena_.data(), placement_.arena_size);
   for (int32_t i = 0; i < static_cast<int32_t>(subgraph_.ops.size()); ++i) {
@@ -139,12 +153,18 @@ std::optional<Clobber> Interpreter::run_checked(const OpObserver& after_op) {
   return std::nullopt;
 }
 
-int64_t algorithmic_safe_overlap(const Graph& graph, int32_t op, int32_t input_tensor, int32_t output_tensor) {
-  Interpreter interpreter(graph, unshared_placement(graph.main()));
-  const Tensor& output = graph.main().tensors.at(static_cast<size_t>(output_tensor));
+int64_t algorithmic_safe_overlap(const Interpreter& interpreter, int32_t op, int32_t input_tensor,
+                                 int32_t output_tensor) {
+  OpContext ctx = interpreter.context(op);
+  const Tensor& output = ctx.subgraph->tensors.at(static_cast<size_t>(output_tensor));
   AddressMemory memory(input_tensor, output_tensor, output.byte_size);
-  run_kernel(interpreter.context(op), memory);
+  run_kernel(ctx, memory);
   return memory.safe_overlap();
+}
+
+int64_t algorithmic_safe_overlap(const Graph& graph, int32_t op, int32_t input_tensor, int32_t output_tensor) {
+  return algorithmic_safe_overlap(Interpreter(graph, unshared_placement(graph.main())), op, input_tensor,
+                                  output_tensor);
 }
 
 }  // namespace dmo

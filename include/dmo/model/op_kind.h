@@ -34,6 +34,7 @@ enum class OpKind : int32_t {
   kSqueeze = 43,
   kStridedSlice = 45,
   kSplit = 49,
+  kPadV2 = 60,
   kTransposeConv = 67,
   kQuantize = 114,
   kHardSwish = 117,

@@ -18,4 +18,15 @@ std::vector<int64_t> live_bytes_per_op(const MemoryProblem& problem);
 // No plan without overlaps can use less: the largest per-op live total.
 int64_t lower_bound_bytes(const MemoryProblem& problem);
 
+// With overlaps: at each op the live bytes less the safe overlap of the
+// op's overlap pair (the largest, if it has several).
+int64_t lower_bound_with_overlap_bytes(const MemoryProblem& problem);
+
+// The per-op bound with overlaps, tightened by chains: when an op's live
+// bytes exceed the arena, its output must sit below its input by at least
+// delta = |O| - O_s; along a run of such ops where each output is the next
+// op's overlapped input the displacements add up, so the run's first input
+// needs its size plus every delta below it. The smallest arena meeting both.
+int64_t chain_lower_bound_with_overlap_bytes(const MemoryProblem& problem);
+
 }  // namespace dmo

@@ -17,7 +17,8 @@ struct BufferRequest {
 };
 
 // The output buffer of an op may overlap the start of a dying input buffer by
-// up to `safe_overlap` bytes (its end placed above the input's start).
+// up to `safe_overlap` bytes: placed below the input, with the input starting
+// at least |O| - safe_overlap bytes above the output's start.
 struct OverlapPair {
   int32_t op = 0;
   int32_t output_buffer = 0;  // indices into MemoryProblem::buffers

@@ -1,6 +1,7 @@
 // Checks a plan against its problem, independently of the planner that made
 // it: buffers whose lifetimes intersect must not share bytes, except an
-// allowed (output, dying input) overlap pair by at most its safe overlap;
+// allowed (output, dying input) overlap pair, where the input may start as
+// little as |O| - O_s bytes above the output's start;
 // offsets aligned; arena size = max end.
 #pragma once
 

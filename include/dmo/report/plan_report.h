@@ -7,13 +7,23 @@
 #include <vector>
 
 #include "dmo/model/graph.h"
+#include "dmo/overlap/safe_overlaps.h"
 #include "dmo/plan/memory_problem.h"
 #include "dmo/plan/plan.h"
 
 namespace dmo {
 
+struct PlanReportOptions {
+  OverlapMethod method = OverlapMethod::kAlgorithmic;
+  bool preserve_graph_inputs = false;
+  // Offsets and safe overlaps are multiples of this. 16 is TFLM's own buffer
+  // alignment, so a plan drops into TFLM as is; the element size (4 for
+  // float) is the smallest the reference kernels accept.
+  int64_t alignment = 16;
+};
+
 struct PlanReport {
-  MemoryProblem problem;           // subgraph 0
+  MemoryProblem problem;           // subgraph 0, with the overlap pairs dmo uses
   std::vector<Lifetime> lifetimes; // per tensor of subgraph 0
   Plan tflm_greedy;
   int64_t naive_bytes = 0;
@@ -21,9 +31,17 @@ struct PlanReport {
   std::vector<int64_t> live_bytes;  // per op
   int32_t peak_op = -1;             // first op reaching the lower bound
   int64_t variable_bytes = 0;       // TFLM keeps these in its persistent section
+
+  OverlapMethod method = OverlapMethod::kAlgorithmic;
+  int64_t alignment = 16;
+  std::vector<OpOverlap> overlaps;  // per op
+  Plan dmo_no_overlap;
+  Plan dmo;
+  int64_t lower_bound_overlap_per_op_bytes = 0;  // live bytes less the op's O_s, at the worst op
+  int64_t lower_bound_overlap_bytes = 0;         // the same, tightened by chains of forced overlaps
 };
 
-PlanReport make_plan_report(const Graph& graph);
+PlanReport make_plan_report(const Graph& graph, const PlanReportOptions& options = {});
 
 nlohmann::json plan_report_json(const Graph& graph, const PlanReport& report);
 std::string plan_report_text(const Graph& graph, const PlanReport& report);

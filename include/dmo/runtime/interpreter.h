@@ -29,6 +29,10 @@ class Interpreter {
   // Called after each op with its index, while its outputs are intact.
   using OpObserver = std::function<void(int32_t op)>;
   void run(const OpObserver& after_op = {});
+  // Runs one op alone (its inputs must already hold their values).
+  void run_op(int32_t op);
+  // Writes bytes into a tensor's storage (for feeding one op in tests and tools).
+  void set_tensor(int32_t tensor, std::span<const uint8_t> bytes);
   // Runs with the checking policy; the first clobber found, if any.
   std::optional<Clobber> run_checked(const OpObserver& after_op = {});
 
@@ -51,6 +55,9 @@ class Interpreter {
 // Runs `op` with the address-only policy: the algorithmic safe overlap of
 // (input_tensor, output_tensor), in bytes, for the kernel's loop order.
 int64_t algorithmic_safe_overlap(const Graph& graph, int32_t op, int32_t input_tensor, int32_t output_tensor);
+// The same with an existing interpreter (its memory is never touched).
+int64_t algorithmic_safe_overlap(const Interpreter& interpreter, int32_t op, int32_t input_tensor,
+                                 int32_t output_tensor);
 
 // Dispatch on the op kind; unsupported ops and types fail naming op and kind.
 template <class Memory>

@@ -1,0 +1,82 @@
+// Speed of the things users wait for: planning and running real models.
+// Build with -DDMO_BUILD_BENCHMARKS=ON; run build/bench/dmo_bench
+// --benchmark_repetitions=5 --benchmark_report_aggregates_only=true.
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "dmo/overlap/safe_overlaps.h"
+#include "dmo/plan/dmo_planner.h"
+#include "dmo/plan/tflm_greedy_planner.h"
+#include "dmo/report/plan_report.h"
+#include "dmo/runtime/input_pattern.h"
+#include "dmo/runtime/interpreter.h"
+#include "dmo/tflite/reader.h"
+#include "dmo/zoo/zoo.h"
+
+namespace {
+
+std::string shared_model(const char* name) {
+  const char* env = std::getenv("DMO_SHARED_DIR");
+  return std::string(env ? env : DMO_SHARED_DIR) + "/models/" + name + ".tflite";
+}
+
+bool have(const std::string& path, benchmark::State& state) {
+  if (std::filesystem::exists(path)) return true;
+  state.SkipWithError("../shared not found");
+  return false;
+}
+
+void BM_ImportAndPlanTflmGreedy(benchmark::State& state) {
+  const std::string path = shared_model("coral_mobilenet_v2_1.0_224_quant");
+  if (!have(path, state)) return;
+  for (auto _ : state) {
+    dmo::Graph graph = dmo::read_tflite_file(path);
+    dmo::MemoryProblem problem = dmo::build_memory_problem(graph.main());
+    benchmark::DoNotOptimize(dmo::plan_tflm_greedy(problem).arena_size);
+  }
+}
+BENCHMARK(BM_ImportAndPlanTflmGreedy)->Unit(benchmark::kMillisecond);
+
+// Overlaps and dmo's plan for zoo MobileNet v2 1.0 224 float32, graph built once.
+void plan_mobilenet_v2(benchmark::State& state, dmo::OverlapMethod method) {
+  dmo::Graph graph = dmo::build_zoo_model("mobilenet_v2_1.0_224_float32");
+  for (auto _ : state) {
+    dmo::SafeOverlapOptions options;
+    options.method = method;
+    options.compute_algorithmic = false;  // only what the method needs
+    dmo::MemoryProblem problem = dmo::build_memory_problem(graph.main());
+    dmo::add_overlap_pairs(problem, dmo::compute_safe_overlaps(graph, options));
+    benchmark::DoNotOptimize(dmo::plan_dmo(problem).arena_size);
+  }
+}
+void BM_PlanMobileNetV2Analytic(benchmark::State& state) { plan_mobilenet_v2(state, dmo::OverlapMethod::kAnalytic); }
+void BM_PlanMobileNetV2Algorithmic(benchmark::State& state) {
+  plan_mobilenet_v2(state, dmo::OverlapMethod::kAlgorithmic);
+}
+BENCHMARK(BM_PlanMobileNetV2Analytic)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_PlanMobileNetV2Algorithmic)->Unit(benchmark::kMillisecond);
+
+// One inference inside dmo's arena (the interpreter set up once, as firmware does).
+void run_model(benchmark::State& state, const char* name) {
+  const std::string path = shared_model(name);
+  if (!have(path, state)) return;
+  dmo::Graph graph = dmo::read_tflite_file(path);
+  dmo::PlanReport report = dmo::make_plan_report(graph);
+  dmo::Interpreter interpreter(graph, dmo::placement_from_plan(graph.main(), report.problem, report.dmo));
+  std::vector<uint8_t> input = dmo::pattern_input(graph.main(), 1);
+  for (auto _ : state) {
+    interpreter.set_inputs(input);
+    interpreter.run();
+  }
+}
+void BM_RunMobileNetV1QuarterFloat(benchmark::State& state) { run_model(state, "tfls_mobilenet_v1_0.25_224_float"); }
+void BM_RunVww96Int8(benchmark::State& state) { run_model(state, "tiny_vww_96_int8"); }
+BENCHMARK(BM_RunMobileNetV1QuarterFloat)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_RunVww96Int8)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();

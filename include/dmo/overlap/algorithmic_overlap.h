@@ -1,0 +1,23 @@
+// The algorithmic method: re-run each op's own loop nest with the
+// address-only policy and take O_s from its reads and writes.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dmo/model/graph.h"
+#include "dmo/overlap/overlap_candidates.h"
+
+namespace dmo {
+
+struct AlgorithmicOverlap {
+  OverlapCandidate pair;
+  std::optional<int64_t> bytes;  // absent when dmo has no kernel for the op
+  std::string unavailable;       // why, when absent
+};
+
+// For every candidate with an input; ops without a kernel are reported, not fatal.
+std::vector<AlgorithmicOverlap> algorithmic_overlaps(const Graph& graph, const std::vector<OverlapCandidate>& pairs);
+
+}  // namespace dmo

@@ -1,0 +1,30 @@
+// The analytic method: closed-form lower bounds on O_s, from a line that
+// bounds the kernel's read frontier, minR(i) >= max(0, a*i + b) in elements
+// of output iteration i, against writes maxW(i) = i:
+//   O_s = N + min(b / a, a*N + b - N), clamped to [0, N].
+// Conv2D, DepthwiseConv2D and pooling have such lines (valid while
+// s_h*W_i >= s_w*W_o, batch 1, NHWC); same-shape element-wise ops and copies
+// run in place; FULLY_CONNECTED re-reads its whole input for every output, so
+// its bound is 0. Other ops have no closed form here: callers fall back to
+// the algorithmic value.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "dmo/model/graph.h"
+
+namespace dmo {
+
+struct AnalyticOverlap {
+  std::optional<int64_t> bytes;  // absent: no closed form for this op or these shapes
+  std::string rule;              // which closed form applied, or why none did
+};
+
+AnalyticOverlap analytic_safe_overlap(const Subgraph& subgraph, int32_t op, int32_t input, int32_t output);
+
+// The combined formula in elements, before clamping: exposed for tests.
+double analytic_overlap_elements(double a, double b, double n);
+
+}  // namespace dmo

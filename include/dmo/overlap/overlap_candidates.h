@@ -1,0 +1,27 @@
+// Which (input, output) pairs of subgraph 0 may overlap: an op's output may
+// sit over the start of an input only when that input dies at the op (its
+// last use), holds no constant data, is not a variable, and (optionally) is
+// not a graph input the caller needs afterwards.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "dmo/model/graph.h"
+
+namespace dmo {
+
+struct OverlapCandidate {
+  int32_t op = 0;
+  int32_t input = kNoTensor;  // tensor index; kNoTensor when the op has no activation input
+  int32_t output = kNoTensor;
+  int64_t input_bytes = 0;
+  int64_t output_bytes = 0;
+  bool input_dies = false;  // the pair may be overlapped
+};
+
+// One candidate per op: its first output and its largest activation input,
+// preferring inputs that die there.
+std::vector<OverlapCandidate> overlap_candidates(const Subgraph& subgraph, bool preserve_graph_inputs);
+
+}  // namespace dmo

@@ -1,0 +1,45 @@
+// Safe overlaps for planning: per op, the (output, dying input) pair with
+// O_s by each method, and the bytes the planner may use (the chosen method's
+// value floored to the arena alignment, 0 when the input does not die).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dmo/model/graph.h"
+#include "dmo/overlap/overlap_candidates.h"
+#include "dmo/plan/memory_problem.h"
+
+namespace dmo {
+
+enum class OverlapMethod { kNone, kAnalytic, kAlgorithmic };
+
+const char* overlap_method_name(OverlapMethod method);
+
+struct OpOverlap {
+  OverlapCandidate pair;
+  std::optional<int64_t> analytic;     // closed form, when the op has one
+  std::string analytic_rule;
+  std::optional<int64_t> algorithmic;  // from the kernel's loop nest, when dmo has the kernel
+  std::string algorithmic_unavailable;
+  int64_t used_bytes = 0;              // what the planner may overlap
+};
+
+struct SafeOverlapOptions {
+  OverlapMethod method = OverlapMethod::kAlgorithmic;
+  bool preserve_graph_inputs = false;
+  int64_t alignment = 16;
+  bool compute_algorithmic = true;  // also when the method is analytic (for reports)
+};
+
+// Analytic: the closed form where there is one, else the algorithmic value.
+// Algorithmic: the kernel's exact value, else the closed form. Neither: 0.
+std::vector<OpOverlap> compute_safe_overlaps(const Graph& graph, const SafeOverlapOptions& options);
+
+// Adds one overlap pair per op with used_bytes > 0 to a problem built from
+// the same subgraph.
+void add_overlap_pairs(MemoryProblem& problem, const std::vector<OpOverlap>& overlaps);
+
+}  // namespace dmo

@@ -1,0 +1,17 @@
+// `dmo overlap`: per op, the (input, output) pair and its safe overlap by
+// the analytic and the algorithmic method.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "dmo/model/graph.h"
+#include "dmo/overlap/safe_overlaps.h"
+
+namespace dmo {
+
+nlohmann::json overlap_report_json(const Graph& graph, const std::vector<OpOverlap>& rows);
+std::string overlap_report_text(const Graph& graph, const std::vector<OpOverlap>& rows);
+
+}  // namespace dmo

@@ -1,0 +1,17 @@
+// Deterministic model inputs: the xorshift32 pattern the golden files use,
+// so any run can be reproduced from a seed alone.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "dmo/model/graph.h"
+
+namespace dmo {
+
+// All graph inputs of subgraph 0 concatenated, filled per element by type:
+// float in [-1, 1), int8/uint8 from the top byte, int16 from the top half,
+// int32/int64 in 0..15, bool from the top bit, other types byte by byte.
+std::vector<uint8_t> pattern_input(const Subgraph& subgraph, uint32_t seed);
+
+}  // namespace dmo

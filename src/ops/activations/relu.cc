@@ -1,0 +1,127 @@
+// RELU, RELU6 and RELU_N1_TO_1.
+//  - FLOAT32: a clamp, written as TFLite's reference kernels write it.
+//  - RELU and RELU_N1_TO_1 on quantized types requantize to the output
+//    (TFLite Micro's ReluQuantized, TFLite's QuantizedReluX): multiplier
+//    input_scale / output_scale, then a clamp to the quantized bounds.
+//  - RELU6 on quantized types clamps in the input's quantization to the
+//    quantized 0 and 6 (TFLite Micro's Relu6Quantized), no requantization.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+
+#include "../elementwise.h"
+#include "dmo/ops/fixed_point.h"
+#include "dmo/ops/kernel_instantiation.h"
+#include "dmo/ops/kernels.h"
+
+namespace dmo {
+namespace {
+
+struct ReluRequantization {
+  int32_t input_zero_point = 0, output_zero_point = 0;
+  QuantizedMultiplier multiplier;
+  int32_t min = 0, max = 0;
+};
+
+// TFLite's CalculateReluOpData for a clamp to [act_min, act_max] (no upper
+// bound when act_max is absent).
+template <typename T>
+ReluRequantization relu_requantization(const OpContext& ctx, float act_min, std::optional<float> act_max) {
+  const AffineQuantization in = affine_quantization(ctx, ctx.input(0), "input");
+  const AffineQuantization out = affine_quantization(ctx, ctx.output(0), "output");
+  ReluRequantization r;
+  r.input_zero_point = in.zero_point;
+  r.output_zero_point = out.zero_point;
+  r.multiplier = quantize_multiplier(static_cast<double>(in.scale) / static_cast<double>(out.scale));
+  auto quantize = [&](float f) { return out.zero_point + static_cast<int32_t>(std::round(f / out.scale)); };
+  r.min = std::max(static_cast<int32_t>(std::numeric_limits<T>::min()), quantize(act_min));
+  r.max = act_max ? std::min(static_cast<int32_t>(std::numeric_limits<T>::max()), quantize(*act_max))
+                  : static_cast<int32_t>(std::numeric_limits<T>::max());
+  return r;
+}
+
+template <typename T, class Memory>
+void relu_requantized(const OpContext& ctx, Memory& mem, float act_min, std::optional<float> act_max) {
+  const ReluRequantization r = relu_requantization<T>(ctx, act_min, act_max);
+  map_elements<T, T>(ctx, mem, [&r](T x) {
+    int32_t v = r.output_zero_point +
+                multiply_by_quantized_multiplier(static_cast<int32_t>(x) - r.input_zero_point, r.multiplier);
+    v = std::max(r.min, v);
+    v = std::min(r.max, v);
+    return static_cast<T>(v);
+  });
+}
+
+// TFLite Micro's FloatToQuantizedType: round(value / scale) + zero point, saturated to T.
+template <typename T>
+T quantize_saturated(float value, AffineQuantization q) {
+  int32_t result = static_cast<int32_t>(std::round(value / q.scale)) + q.zero_point;
+  result = std::max(static_cast<int32_t>(std::numeric_limits<T>::min()), result);
+  result = std::min(static_cast<int32_t>(std::numeric_limits<T>::max()), result);
+  return static_cast<T>(result);
+}
+
+template <typename T, class Memory>
+void relu6_quantized(const OpContext& ctx, Memory& mem) {
+  const AffineQuantization in = affine_quantization(ctx, ctx.input(0), "input");
+  const T lower = static_cast<T>(in.zero_point);
+  const T upper = quantize_saturated<T>(6.0f, in);
+  map_elements<T, T>(ctx, mem, [lower, upper](T x) { return x > upper ? upper : x < lower ? lower : x; });
+}
+
+void require_unary(const OpContext& ctx) {
+  require_operand_counts(ctx, 1, 1);
+  require_output_type_matches_input(ctx);
+  require_same_element_count(ctx);
+}
+
+}  // namespace
+
+template <class Memory>
+void run_relu(const OpContext& ctx, Memory& mem) {
+  require_unary(ctx);
+  const DataType type = ctx.input(0).type();
+  switch (type) {
+    case DataType::kFloat32:
+      return map_elements<float, float>(ctx, mem, [](float x) { return x < 0.0f ? 0.0f : x; });
+    case DataType::kInt8: return relu_requantized<int8_t>(ctx, mem, 0.0f, std::nullopt);
+    case DataType::kUInt8: return relu_requantized<uint8_t>(ctx, mem, 0.0f, std::nullopt);
+    case DataType::kInt16: return relu_requantized<int16_t>(ctx, mem, 0.0f, std::nullopt);
+    default: fail_unsupported_type(ctx, "input", type, "FLOAT32, INT8, UINT8, INT16");
+  }
+}
+
+template <class Memory>
+void run_relu6(const OpContext& ctx, Memory& mem) {
+  require_unary(ctx);
+  const DataType type = ctx.input(0).type();
+  switch (type) {
+    case DataType::kFloat32:
+      return map_elements<float, float>(ctx, mem, [](float x) { return x > 6.0f ? 6.0f : x < 0.0f ? 0.0f : x; });
+    case DataType::kInt8: return relu6_quantized<int8_t>(ctx, mem);
+    case DataType::kUInt8: return relu6_quantized<uint8_t>(ctx, mem);
+    case DataType::kInt16: return relu6_quantized<int16_t>(ctx, mem);
+    default: fail_unsupported_type(ctx, "input", type, "FLOAT32, INT8, UINT8, INT16");
+  }
+}
+
+template <class Memory>
+void run_relu_n1_to_1(const OpContext& ctx, Memory& mem) {
+  require_unary(ctx);
+  const DataType type = ctx.input(0).type();
+  switch (type) {
+    case DataType::kFloat32:
+      return map_elements<float, float>(ctx, mem, [](float x) { return x > 1.0f ? 1.0f : x < -1.0f ? -1.0f : x; });
+    case DataType::kInt8: return relu_requantized<int8_t>(ctx, mem, -1.0f, 1.0f);
+    case DataType::kUInt8: return relu_requantized<uint8_t>(ctx, mem, -1.0f, 1.0f);
+    default: fail_unsupported_type(ctx, "input", type, "FLOAT32, INT8, UINT8");
+  }
+}
+
+DMO_INSTANTIATE_KERNEL(run_relu);
+DMO_INSTANTIATE_KERNEL(run_relu6);
+DMO_INSTANTIATE_KERNEL(run_relu_n1_to_1);
+
+}  // namespace dmo

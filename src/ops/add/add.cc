@@ -1,0 +1,51 @@
+// ADD: TFLite Micro's reference Add / BroadcastAdd6DSlow. The output type
+// selects the arithmetic (FLOAT32, INT32, INT8, INT16 with general scales,
+// and UINT8 as TFLite's reference kernel); inputs broadcast with NumPy's
+// rules.
+#include <algorithm>
+#include <cstdint>
+
+#include "../add_sub_requantization.h"
+#include "../broadcast.h"
+#include "../elementwise.h"
+#include "../fixed_point_math.h"
+#include "dmo/ops/kernel_instantiation.h"
+#include "dmo/ops/kernels.h"
+
+namespace dmo {
+
+template <class Memory>
+void run_add(const OpContext& ctx, Memory& mem) {
+  require_operand_counts(ctx, 2, 1);
+  const Activation activation = elementwise_activation(ctx);
+  const DataType type = ctx.output(0).type();
+  switch (type) {
+    case DataType::kFloat32: {
+      const FloatRange r = float_activation_range(activation);
+      return broadcast_binary<float>(ctx, mem, [r](float a, float b) { return std::min(std::max(a + b, r.min), r.max); });
+    }
+    case DataType::kInt32:
+      // TFLite Micro ignores the fused activation of INT32 ADD.
+      return broadcast_binary<int32_t>(ctx, mem, [](int32_t a, int32_t b) { return fixed::wrapping_add(a, b); });
+    case DataType::kInt8: {
+      const AddSubRequantization q = add_sub_requantization(ctx, activation, AddSubScaleArithmetic::kDouble);
+      return broadcast_binary<int8_t>(ctx, mem, [&q](int8_t a, int8_t b) { return static_cast<int8_t>(q.add(a, b)); });
+    }
+    case DataType::kUInt8: {
+      const AddSubRequantization q = add_sub_requantization(ctx, activation, AddSubScaleArithmetic::kDouble);
+      return broadcast_binary<uint8_t>(ctx, mem,
+                                       [&q](uint8_t a, uint8_t b) { return static_cast<uint8_t>(q.add(a, b)); });
+    }
+    case DataType::kInt16: {
+      const AddSubRequantization q = add_sub_requantization(ctx, activation, AddSubScaleArithmetic::kDouble);
+      return broadcast_binary<int16_t>(ctx, mem,
+                                       [&q](int16_t a, int16_t b) { return static_cast<int16_t>(q.add(a, b)); });
+    }
+    default:
+      fail_unsupported_type(ctx, "output", type, "FLOAT32, INT32, INT8, UINT8, INT16");
+  }
+}
+
+DMO_INSTANTIATE_KERNEL(run_add);
+
+}  // namespace dmo

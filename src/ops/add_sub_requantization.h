@@ -1,0 +1,80 @@
+// Quantized ADD and SUB as TFLite Micro prepares them (add_common.cc,
+// sub_common.cc): both inputs are shifted left by 20 bits (15 for INT16
+// outputs), rescaled to the
+// scale 2 * max(input scales), added or subtracted, and rescaled to the
+// output. ADD computes the real multipliers in double; SUB divides in float
+// and widens the quotients, and the last bit can differ, so each op says
+// which it is.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include <fmt/format.h>
+
+#include "dmo/model/op_params.h"
+#include "dmo/ops/activation_range.h"
+#include "dmo/ops/fixed_point.h"
+#include "elementwise.h"
+
+namespace dmo {
+
+enum class AddSubScaleArithmetic { kDouble, kFloat };
+
+struct AddSubRequantization {
+  int32_t input1_offset = 0, input2_offset = 0;  // minus the input zero points
+  int32_t output_offset = 0;                     // the output zero point
+  int left_shift = 20;
+  QuantizedMultiplier input1, input2, output;
+  QuantizedRange range{0, 0};
+
+  // An input value on the common scale, shifted left by left_shift bits.
+  int32_t scaled_input(int32_t value, int32_t offset, QuantizedMultiplier m) const {
+    return multiply_by_quantized_multiplier((offset + value) * (int32_t{1} << left_shift), m);
+  }
+  int32_t add(int32_t a, int32_t b) const {
+    return to_output(scaled_input(a, input1_offset, input1) + scaled_input(b, input2_offset, input2));
+  }
+  int32_t subtract(int32_t a, int32_t b) const {
+    return to_output(scaled_input(a, input1_offset, input1) - scaled_input(b, input2_offset, input2));
+  }
+  int32_t to_output(int32_t raw) const {
+    return clamp_to(multiply_by_quantized_multiplier(raw, output) + output_offset, range.min, range.max);
+  }
+};
+
+// For quantized outputs of `ctx` (inputs 0 and 1, output 0).
+inline AddSubRequantization add_sub_requantization(const OpContext& ctx, Activation activation,
+                                                   AddSubScaleArithmetic arithmetic) {
+  const AffineQuantization in1 = affine_quantization(ctx, ctx.input(0), "input 0");
+  const AffineQuantization in2 = affine_quantization(ctx, ctx.input(1), "input 1");
+  const AffineQuantization out = affine_quantization(ctx, ctx.output(0), "output");
+  ctx.require(in1.scale > 0 && in2.scale > 0 && out.scale > 0, "quantization scales must be positive");
+  AddSubRequantization r;
+  r.input1_offset = -in1.zero_point;
+  r.input2_offset = -in2.zero_point;
+  r.output_offset = out.zero_point;
+  r.left_shift = ctx.output(0).type() == DataType::kInt16 ? 15 : 20;
+  double real_input1, real_input2, real_output;
+  if (arithmetic == AddSubScaleArithmetic::kDouble) {
+    const double twice_max_input_scale = 2 * static_cast<double>(std::max(in1.scale, in2.scale));
+    real_input1 = static_cast<double>(in1.scale) / twice_max_input_scale;
+    real_input2 = static_cast<double>(in2.scale) / twice_max_input_scale;
+    real_output = twice_max_input_scale / ((1 << r.left_shift) * static_cast<double>(out.scale));
+  } else {
+    const float twice_max_input_scale = 2 * std::max(in1.scale, in2.scale);
+    real_input1 = static_cast<double>(in1.scale / twice_max_input_scale);
+    real_input2 = static_cast<double>(in2.scale / twice_max_input_scale);
+    real_output = static_cast<double>(twice_max_input_scale / (static_cast<float>(1 << r.left_shift) * out.scale));
+  }
+  // TFLite requires every multiplier below one (a right shift).
+  ctx.require(real_output < 1.0,
+              fmt::format("output scale {} is too small for input scales {} and {}", out.scale, in1.scale, in2.scale));
+  r.input1 = quantize_multiplier(real_input1);
+  r.input2 = quantize_multiplier(real_input2);
+  r.output = quantize_multiplier(real_output);
+  r.range = quantized_activation_range(activation, *ctx.output(0).tensor);
+  return r;
+}
+
+}  // namespace dmo

@@ -1,0 +1,25 @@
+#include "conv_operand_types.h"
+
+#include <fmt/format.h>
+
+namespace dmo {
+
+void require_conv_operand_types(const OpContext& ctx) {
+  const DataType type = ctx.input(0).type();
+  ctx.require(type == DataType::kFloat32 || type == DataType::kInt8 || type == DataType::kUInt8,
+              fmt::format("input type {} is not supported; supported: FLOAT32, INT8, UINT8", data_type_name(type)));
+  const DataType filter = ctx.input(1).type();
+  ctx.require(filter == type, fmt::format("filter type {} with {} input is not supported; the filter must be {}",
+                                          data_type_name(filter), data_type_name(type), data_type_name(type)));
+  if (ctx.has_input(2)) {
+    const DataType expected = type == DataType::kFloat32 ? DataType::kFloat32 : DataType::kInt32;
+    const DataType bias = ctx.input(2).type();
+    ctx.require(bias == expected, fmt::format("bias type {} with {} input is not supported; the bias must be {}",
+                                              data_type_name(bias), data_type_name(type), data_type_name(expected)));
+  }
+  const DataType output = ctx.output(0).type();
+  ctx.require(output == type, fmt::format("output type {} with {} input is not supported; the output must be {}",
+                                          data_type_name(output), data_type_name(type), data_type_name(type)));
+}
+
+}  // namespace dmo

@@ -1,0 +1,14 @@
+// Element types the conv-like kernels (CONV_2D, DEPTHWISE_CONV_2D,
+// FULLY_CONNECTED) run: float32 throughout, or int8 / uint8 activations and
+// weights of the same type with int32 biases.
+#pragma once
+
+#include "dmo/runtime/op_context.h"
+
+namespace dmo {
+
+// Fails naming the first operand whose type is not one of these; input 2
+// (the bias) may be omitted.
+void require_conv_operand_types(const OpContext& ctx);
+
+}  // namespace dmo

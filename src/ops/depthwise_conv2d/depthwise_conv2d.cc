@@ -1,0 +1,160 @@
+// DEPTHWISE_CONV_2D: NHWC input, filter [1, KH, KW, IC * M], optional bias,
+// in the loop order of TFLite's reference DepthwiseConv /
+// DepthwiseConvPerChannel (batch, out y, out x, in channel, multiplier, then
+// filter y, filter x). Output channel = in channel * M + m. Taps that fall in
+// the padding are skipped, not loaded.
+#include <fmt/format.h>
+
+#include <variant>
+
+#include "../conv2d/conv_arithmetic.h"
+#include "../conv2d/conv_operand_types.h"
+#include "../conv2d/conv_quantization.h"
+#include "dmo/ops/kernel_instantiation.h"
+#include "dmo/ops/kernels.h"
+#include "dmo/ops/padding.h"
+
+namespace dmo {
+namespace {
+
+struct DepthwiseGeometry {
+  int32_t batches = 0;
+  int32_t input_height = 0, input_width = 0, input_depth = 0;
+  int32_t filter_height = 0, filter_width = 0;
+  int32_t output_height = 0, output_width = 0, output_depth = 0;
+  int32_t depth_multiplier = 1;
+  int32_t stride_height = 1, stride_width = 1;
+  int32_t dilation_height = 1, dilation_width = 1;
+  int32_t pad_height = 0, pad_width = 0;
+};
+
+DepthwiseGeometry depthwise_geometry(const OpContext& ctx, const DepthwiseConv2DParams& params) {
+  const TensorRef& input = ctx.input(0);
+  const TensorRef& filter = ctx.input(1);
+  const TensorRef& output = ctx.output(0);
+  ctx.require(input.rank() == 4, fmt::format("input must be 4-D (NHWC), is {}", shape_to_string(input.shape())));
+  ctx.require(filter.rank() == 4,
+              fmt::format("filter must be 4-D (1, H, W, channels), is {}", shape_to_string(filter.shape())));
+  ctx.require(output.rank() == 4, fmt::format("output must be 4-D (NHWC), is {}", shape_to_string(output.shape())));
+  ctx.require(params.stride_h >= 1 && params.stride_w >= 1, "strides must be at least 1");
+  ctx.require(params.dilation_h >= 1 && params.dilation_w >= 1, "dilations must be at least 1");
+
+  DepthwiseGeometry g;
+  g.batches = input.dim(0);
+  g.input_height = input.dim(1);
+  g.input_width = input.dim(2);
+  g.input_depth = input.dim(3);
+  g.filter_height = filter.dim(1);
+  g.filter_width = filter.dim(2);
+  g.output_height = output.dim(1);
+  g.output_width = output.dim(2);
+  g.output_depth = output.dim(3);
+  ctx.require(output.dim(0) == g.batches, "input and output batch sizes differ");
+  ctx.require(filter.dim(0) == 1, fmt::format("filter dimension 0 must be 1, is {}", filter.dim(0)));
+  ctx.require(filter.dim(3) == g.output_depth,
+              fmt::format("filter has {} channels, output has {}", filter.dim(3), g.output_depth));
+  // Some converters write 0: the multiplier then follows from the shapes.
+  g.depth_multiplier = params.depth_multiplier;
+  if (g.depth_multiplier == 0 && g.input_depth > 0) g.depth_multiplier = g.output_depth / g.input_depth;
+  ctx.require(g.depth_multiplier >= 0 && int64_t{g.input_depth} * g.depth_multiplier == g.output_depth,
+              fmt::format("{} output channels are not {} input channels times depth multiplier {}", g.output_depth,
+                          g.input_depth, params.depth_multiplier));
+  g.stride_height = params.stride_h;
+  g.stride_width = params.stride_w;
+  g.dilation_height = params.dilation_h;
+  g.dilation_width = params.dilation_w;
+  // The model's output size fixes the padding, as it does in TFLite Micro.
+  g.pad_height = window_padding_before(g.input_height, g.filter_height, g.stride_height, g.dilation_height,
+                                       g.output_height);
+  g.pad_width =
+      window_padding_before(g.input_width, g.filter_width, g.stride_width, g.dilation_width, g.output_width);
+  if (ctx.has_input(2)) {
+    ctx.require(ctx.input(2).elements() == g.output_depth,
+                fmt::format("bias has {} elements for {} output channels", ctx.input(2).elements(), g.output_depth));
+  }
+  return g;
+}
+
+template <class Arithmetic, class Memory>
+void depthwise_loops(const DepthwiseGeometry& g, const Arithmetic& arithmetic, const OpContext& ctx, Memory& mem) {
+  using Input = typename Arithmetic::Input;
+  using Filter = typename Arithmetic::Filter;
+  using Bias = typename Arithmetic::Bias;
+  using Output = typename Arithmetic::Output;
+  const TensorRef& input = ctx.input(0);
+  const TensorRef& filter = ctx.input(1);
+  const TensorRef& output = ctx.output(0);
+  const bool has_bias = ctx.has_input(2);
+  const TensorRef bias = has_bias ? ctx.input(2) : TensorRef{};
+
+  int64_t output_index = 0;  // NHWC order is the loop order: channel = in_channel * M + m
+  for (int32_t batch = 0; batch < g.batches; ++batch) {
+    for (int32_t out_y = 0; out_y < g.output_height; ++out_y) {
+      const int64_t in_y_origin = int64_t{out_y} * g.stride_height - g.pad_height;
+      for (int32_t out_x = 0; out_x < g.output_width; ++out_x) {
+        const int64_t in_x_origin = int64_t{out_x} * g.stride_width - g.pad_width;
+        for (int32_t in_channel = 0; in_channel < g.input_depth; ++in_channel) {
+          for (int32_t m = 0; m < g.depth_multiplier; ++m, ++output_index) {
+            const int32_t out_channel = in_channel * g.depth_multiplier + m;
+            typename Arithmetic::Accumulator acc{};
+            for (int32_t filter_y = 0; filter_y < g.filter_height; ++filter_y) {
+              const int64_t in_y = in_y_origin + int64_t{g.dilation_height} * filter_y;
+              for (int32_t filter_x = 0; filter_x < g.filter_width; ++filter_x) {
+                const int64_t in_x = in_x_origin + int64_t{g.dilation_width} * filter_x;
+                if (in_x < 0 || in_x >= g.input_width || in_y < 0 || in_y >= g.input_height) continue;
+                const int64_t input_index =
+                    ((int64_t{batch} * g.input_height + in_y) * g.input_width + in_x) * g.input_depth + in_channel;
+                const int64_t filter_index =
+                    (int64_t{filter_y} * g.filter_width + filter_x) * g.output_depth + out_channel;
+                const Input in = mem.template load<Input>(input, input_index);
+                const Filter weight = mem.template load<Filter>(filter, filter_index);
+                acc = arithmetic.multiply_add(acc, in, weight);
+              }
+            }
+            const Bias bias_value = has_bias ? mem.template load<Bias>(bias, out_channel) : Bias{};
+            mem.template store<Output>(output, output_index, arithmetic.finish(acc, bias_value, out_channel));
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+template <class Memory>
+void run_depthwise_conv2d(const OpContext& ctx, Memory& mem) {
+  ctx.require(ctx.inputs.size() == 2 || ctx.inputs.size() == 3,
+              fmt::format("expected 2 or 3 inputs (input, filter, bias), got {}", ctx.inputs.size()));
+  ctx.require(ctx.outputs.size() == 1, fmt::format("expected 1 output, got {}", ctx.outputs.size()));
+  ctx.require(ctx.has_input(0) && ctx.has_input(1), "input and filter must be given");
+  const auto* params = std::get_if<DepthwiseConv2DParams>(&ctx.op->params);
+  ctx.require(params != nullptr, "missing DEPTHWISE_CONV_2D parameters");
+  require_conv_operand_types(ctx);
+  const DepthwiseGeometry g = depthwise_geometry(ctx, *params);
+
+  switch (ctx.input(0).type()) {
+    case DataType::kFloat32:
+      depthwise_loops(g, FloatConvArithmetic{float_activation_range(params->activation)}, ctx, mem);
+      return;
+    case DataType::kInt8: {
+      const ConvRequantization q =
+          per_channel_requantization(ctx, params->activation, g.output_depth, /*quantized_dimension=*/3);
+      depthwise_loops(g, QuantizedConvArithmetic<int8_t>(q), ctx, mem);
+      return;
+    }
+    case DataType::kUInt8: {
+      const ConvRequantization q = per_tensor_requantization(ctx, params->activation, g.output_depth);
+      depthwise_loops(g, QuantizedConvArithmetic<uint8_t>(q), ctx, mem);
+      return;
+    }
+    default:
+      break;
+  }
+  ctx.fail(fmt::format("input type {} is not supported; supported: FLOAT32, INT8, UINT8",
+                       data_type_name(ctx.input(0).type())));
+}
+
+DMO_INSTANTIATE_KERNEL(run_depthwise_conv2d);
+
+}  // namespace dmo

@@ -1,0 +1,92 @@
+// What the element-wise, activation, pooling and softmax kernels share: the
+// checks of operand counts and types, the per-tensor quantization of an
+// operand, and the flat element-wise loop.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "dmo/model/data_type.h"
+#include "dmo/model/op_params.h"
+#include "dmo/ops/activation_range.h"
+#include "dmo/ops/fixed_point.h"
+#include "dmo/runtime/op_context.h"
+
+namespace dmo {
+
+// Fails unless the op has exactly `inputs` present inputs and `outputs` outputs.
+inline void require_operand_counts(const OpContext& ctx, size_t inputs, size_t outputs) {
+  ctx.require(ctx.inputs.size() == inputs, fmt::format("expected {} input(s), got {}", inputs, ctx.inputs.size()));
+  for (size_t i = 0; i < inputs; ++i) ctx.require(ctx.has_input(i), fmt::format("input {} is missing", i));
+  ctx.require(ctx.outputs.size() == outputs && (outputs == 0 || ctx.output(0).tensor != nullptr),
+              fmt::format("expected {} output(s), got {}", outputs, ctx.outputs.size()));
+}
+
+[[noreturn]] inline void fail_unsupported_type(const OpContext& ctx, std::string_view what, DataType type,
+                                               std::string_view supported) {
+  ctx.fail(fmt::format("{} type {} is not supported; supported: {}", what, data_type_name(type), supported));
+}
+
+// Fails unless input 0 and output 0 have the same type (the kernels that
+// check this compute in that type).
+inline void require_output_type_matches_input(const OpContext& ctx) {
+  const DataType in = ctx.input(0).type();
+  const DataType out = ctx.output(0).type();
+  ctx.require(in == out, fmt::format("output type {} with {} input is not supported; the output must be {}",
+                                     data_type_name(out), data_type_name(in), data_type_name(in)));
+}
+
+inline void require_same_element_count(const OpContext& ctx) {
+  ctx.require(ctx.input(0).elements() == ctx.output(0).elements(),
+              fmt::format("input has {} elements but output has {}", ctx.input(0).elements(),
+                          ctx.output(0).elements()));
+}
+
+struct AffineQuantization {
+  float scale = 1.0f;
+  int32_t zero_point = 0;
+};
+
+// The per-tensor quantization of `t`; `what` names the operand in messages.
+inline AffineQuantization affine_quantization(const OpContext& ctx, const TensorRef& t, std::string_view what) {
+  const Quantization& q = t.tensor->quantization;
+  ctx.require(!q.scale.empty(), fmt::format("{} ({}) has no quantization parameters", what, data_type_name(t.type())));
+  AffineQuantization result;
+  result.scale = q.scale[0];
+  result.zero_point = q.zero_point.empty() ? 0 : static_cast<int32_t>(q.zero_point[0]);
+  return result;
+}
+
+// The fused activation of ADD, SUB and MUL; none when the options are absent.
+inline Activation elementwise_activation(const OpContext& ctx) {
+  const auto* params = std::get_if<ElementwiseParams>(&ctx.op->params);
+  return params ? params->activation : Activation::kNone;
+}
+
+// The clamp of an unquantized INT32 output (TFLite's CalculateActivationRange).
+inline QuantizedRange int32_activation_range(Activation activation) {
+  switch (activation) {
+    case Activation::kRelu: return {0, std::numeric_limits<int32_t>::max()};
+    case Activation::kRelu6: return {0, 6};
+    case Activation::kReluN1To1: return {-1, 1};
+    default: return {std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()};
+  }
+}
+
+inline int32_t clamp_to(int32_t value, int32_t low, int32_t high) { return std::min(std::max(value, low), high); }
+
+// out[i] = f(in[i]) in flat order: each output element is stored right after
+// the one input element it needs is loaded.
+template <typename In, typename Out, class Memory, class F>
+void map_elements(const OpContext& ctx, Memory& mem, F&& f) {
+  const TensorRef& in = ctx.input(0);
+  const TensorRef& out = ctx.output(0);
+  const int64_t n = out.elements();
+  for (int64_t i = 0; i < n; ++i) mem.template store<Out>(out, i, f(mem.template load<In>(in, i)));
+}
+
+}  // namespace dmo

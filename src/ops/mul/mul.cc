@@ -1,0 +1,94 @@
+// MUL: TFLite Micro's reference Mul / BroadcastMul6DSlow for FLOAT32, INT32,
+// INT8 and INT16 (integer_ops/mul.h; INT16 with zero points 0), UINT8 as
+// TFLite's reference kernel. The
+// quantized product (a - za) * (b - zb) is rescaled by
+// input1_scale * input2_scale / output_scale (in double) to the output.
+#include <algorithm>
+#include <cstdint>
+
+#include <fmt/format.h>
+
+#include "../broadcast.h"
+#include "../elementwise.h"
+#include "dmo/ops/activation_range.h"
+#include "dmo/ops/fixed_point.h"
+#include "dmo/ops/kernel_instantiation.h"
+#include "dmo/ops/kernels.h"
+
+namespace dmo {
+namespace {
+
+struct MulRequantization {
+  int32_t input1_offset = 0, input2_offset = 0, output_offset = 0;
+  QuantizedMultiplier multiplier;
+  QuantizedRange range{0, 0};
+
+  int32_t multiply(int32_t a, int32_t b) const {
+    const int32_t product = (input1_offset + a) * (input2_offset + b);
+    return clamp_to(output_offset + multiply_by_quantized_multiplier(product, multiplier), range.min, range.max);
+  }
+};
+
+MulRequantization mul_requantization(const OpContext& ctx) {
+  const AffineQuantization in1 = affine_quantization(ctx, ctx.input(0), "input 0");
+  const AffineQuantization in2 = affine_quantization(ctx, ctx.input(1), "input 1");
+  const AffineQuantization out = affine_quantization(ctx, ctx.output(0), "output");
+  MulRequantization r;
+  r.input1_offset = -in1.zero_point;
+  r.input2_offset = -in2.zero_point;
+  r.output_offset = out.zero_point;
+  r.multiplier = quantize_multiplier(static_cast<double>(in1.scale) * static_cast<double>(in2.scale) /
+                                     static_cast<double>(out.scale));
+  r.range = quantized_activation_range(elementwise_activation(ctx), *ctx.output(0).tensor);
+  return r;
+}
+
+int32_t wrapping_mul(int32_t a, int32_t b) {
+  return static_cast<int32_t>(static_cast<uint32_t>(a) * static_cast<uint32_t>(b));
+}
+
+}  // namespace
+
+template <class Memory>
+void run_mul(const OpContext& ctx, Memory& mem) {
+  require_operand_counts(ctx, 2, 1);
+  const DataType type = ctx.input(0).type();
+  ctx.require(ctx.input(1).type() == type, fmt::format("input 1 type {} differs from input 0 type {}",
+                                                       data_type_name(ctx.input(1).type()), data_type_name(type)));
+  require_output_type_matches_input(ctx);
+  const Activation activation = elementwise_activation(ctx);
+  switch (type) {
+    case DataType::kFloat32: {
+      const FloatRange r = float_activation_range(activation);
+      return broadcast_binary<float>(ctx, mem, [r](float a, float b) { return std::min(std::max(a * b, r.min), r.max); });
+    }
+    case DataType::kInt32: {
+      const QuantizedRange r = int32_activation_range(activation);
+      return broadcast_binary<int32_t>(
+          ctx, mem, [r](int32_t a, int32_t b) { return std::min(std::max(wrapping_mul(a, b), r.min), r.max); });
+    }
+    case DataType::kInt8: {
+      const MulRequantization q = mul_requantization(ctx);
+      return broadcast_binary<int8_t>(ctx, mem,
+                                      [&q](int8_t a, int8_t b) { return static_cast<int8_t>(q.multiply(a, b)); });
+    }
+    case DataType::kUInt8: {
+      const MulRequantization q = mul_requantization(ctx);
+      return broadcast_binary<uint8_t>(ctx, mem,
+                                       [&q](uint8_t a, uint8_t b) { return static_cast<uint8_t>(q.multiply(a, b)); });
+    }
+    case DataType::kInt16: {
+      const MulRequantization q = mul_requantization(ctx);
+      ctx.require(q.input1_offset == 0 && q.input2_offset == 0 && q.output_offset == 0,
+                  "INT16 operands must have zero point 0");
+      return broadcast_binary<int16_t>(ctx, mem,
+                                       [&q](int16_t a, int16_t b) { return static_cast<int16_t>(q.multiply(a, b)); });
+    }
+    default:
+      fail_unsupported_type(ctx, "input", type, "FLOAT32, INT32, INT8, UINT8, INT16");
+  }
+}
+
+DMO_INSTANTIATE_KERNEL(run_mul);
+
+}  // namespace dmo

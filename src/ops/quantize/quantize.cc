@@ -1,0 +1,112 @@
+// QUANTIZE, as TFLite Micro's quantize_common.cc:
+//  - FLOAT32 -> INT8, INT16 (and UINT8 as TFLite): AffineQuantize,
+//    round(x / scale) in float, half away from zero, plus the zero point,
+//    saturated.
+//  - integer -> integer requantization (INT8 -> INT8, UINT8, INT16, INT32;
+//    UINT8 -> INT8; INT16 -> INT8, INT16, INT32; INT32 -> INT8, INT16):
+//    (x - input zero point) times input_scale / output_scale (in double),
+//    plus the output zero point, saturated.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "../elementwise.h"
+#include "../fixed_point_math.h"
+#include "dmo/ops/fixed_point.h"
+#include "dmo/ops/kernel_instantiation.h"
+#include "dmo/ops/kernels.h"
+
+namespace dmo {
+namespace {
+
+// float -> int32 as x86-64's conversion does it (TFLite Micro's build):
+// NaN and values out of range give INT32_MIN, where C++ leaves it undefined.
+int32_t truncate_to_int32(float x) {
+  if (!(x >= -2147483648.0f && x < 2147483648.0f)) return std::numeric_limits<int32_t>::min();
+  return static_cast<int32_t>(x);
+}
+
+template <typename Out, class Memory>
+void affine_quantize(const OpContext& ctx, Memory& mem, AffineQuantization out) {
+  constexpr int32_t kMin = std::numeric_limits<Out>::min();
+  constexpr int32_t kMax = std::numeric_limits<Out>::max();
+  map_elements<float, Out>(ctx, mem, [&](float x) {
+    const int32_t unclamped = fixed::wrapping_add(truncate_to_int32(std::round(x / out.scale)), out.zero_point);
+    return static_cast<Out>(std::min(std::max(unclamped, kMin), kMax));
+  });
+}
+
+template <typename In, typename Out, class Memory>
+void requantize(const OpContext& ctx, Memory& mem, AffineQuantization in, AffineQuantization out) {
+  const QuantizedMultiplier m =
+      quantize_multiplier(static_cast<double>(in.scale) / static_cast<double>(out.scale));
+  constexpr int32_t kMin = std::numeric_limits<Out>::min();
+  constexpr int32_t kMax = std::numeric_limits<Out>::max();
+  map_elements<In, Out>(ctx, mem, [&](In x) {
+    const int32_t difference = fixed::wrapping_sub(static_cast<int32_t>(x), in.zero_point);
+    const int32_t output = fixed::wrapping_add(multiply_by_quantized_multiplier(difference, m), out.zero_point);
+    return static_cast<Out>(std::max(std::min(output, kMax), kMin));
+  });
+}
+
+[[noreturn]] void fail_unsupported_pair(const OpContext& ctx, std::string_view supported) {
+  ctx.fail(fmt::format("output type {} with {} input is not supported; supported: {}",
+                       data_type_name(ctx.output(0).type()), data_type_name(ctx.input(0).type()), supported));
+}
+
+}  // namespace
+
+template <class Memory>
+void run_quantize(const OpContext& ctx, Memory& mem) {
+  require_operand_counts(ctx, 1, 1);
+  require_same_element_count(ctx);
+  const DataType in_type = ctx.input(0).type();
+  const DataType out_type = ctx.output(0).type();
+  const Quantization& out_q = ctx.output(0).tensor->quantization;
+  ctx.require(out_q.scale.size() == 1, "the output must be quantized per tensor");
+  const AffineQuantization out = affine_quantization(ctx, ctx.output(0), "output");
+  if (in_type == DataType::kFloat32) {
+    switch (out_type) {
+      case DataType::kInt8: return affine_quantize<int8_t>(ctx, mem, out);
+      case DataType::kUInt8: return affine_quantize<uint8_t>(ctx, mem, out);
+      case DataType::kInt16: return affine_quantize<int16_t>(ctx, mem, out);
+      default: fail_unsupported_pair(ctx, "INT8, UINT8, INT16");
+    }
+  }
+  auto input_quantization = [&] { return affine_quantization(ctx, ctx.input(0), "input"); };
+  switch (in_type) {
+    case DataType::kInt8:
+      switch (out_type) {
+        case DataType::kInt8: return requantize<int8_t, int8_t>(ctx, mem, input_quantization(), out);
+        case DataType::kUInt8: return requantize<int8_t, uint8_t>(ctx, mem, input_quantization(), out);
+        case DataType::kInt16: return requantize<int8_t, int16_t>(ctx, mem, input_quantization(), out);
+        case DataType::kInt32: return requantize<int8_t, int32_t>(ctx, mem, input_quantization(), out);
+        default: fail_unsupported_pair(ctx, "INT8, UINT8, INT16, INT32");
+      }
+    case DataType::kUInt8:
+      if (out_type == DataType::kInt8) return requantize<uint8_t, int8_t>(ctx, mem, input_quantization(), out);
+      fail_unsupported_pair(ctx, "INT8");
+    case DataType::kInt16:
+      switch (out_type) {
+        case DataType::kInt8: return requantize<int16_t, int8_t>(ctx, mem, input_quantization(), out);
+        case DataType::kInt16: return requantize<int16_t, int16_t>(ctx, mem, input_quantization(), out);
+        case DataType::kInt32: return requantize<int16_t, int32_t>(ctx, mem, input_quantization(), out);
+        default: fail_unsupported_pair(ctx, "INT8, INT16, INT32");
+      }
+    case DataType::kInt32:
+      switch (out_type) {
+        case DataType::kInt8: return requantize<int32_t, int8_t>(ctx, mem, input_quantization(), out);
+        case DataType::kInt16: return requantize<int32_t, int16_t>(ctx, mem, input_quantization(), out);
+        default: fail_unsupported_pair(ctx, "INT8, INT16");
+      }
+    default:
+      fail_unsupported_type(ctx, "input", in_type, "FLOAT32, INT8, UINT8, INT16, INT32");
+  }
+}
+
+DMO_INSTANTIATE_KERNEL(run_quantize);
+
+}  // namespace dmo

@@ -1,0 +1,55 @@
+// RESHAPE and SQUEEZE: the same bytes under another shape. TFLite Micro runs
+// them as a copy in flat order when input and output are different tensors
+// (and does nothing when they share memory, which the same copy also does).
+// The output shape comes from the model; only the element counts must agree.
+#include <fmt/format.h>
+
+#include "../element_width.h"
+#include "dmo/model/data_type.h"
+#include "dmo/ops/kernel_instantiation.h"
+#include "dmo/ops/kernels.h"
+
+namespace dmo {
+
+namespace {
+
+template <class Memory>
+void copy_flat(const OpContext& ctx, Memory& mem) {
+  const TensorRef& input = ctx.input(0);
+  const TensorRef& output = ctx.output(0);
+  ctx.require(input.type() == output.type(), fmt::format("output type {} differs from input type {}",
+                                                         data_type_name(output.type()), data_type_name(input.type())));
+  ctx.require(input.elements() == output.elements(),
+              fmt::format("input {} has {} elements but output {} has {}", shape_to_string(input.shape()),
+                          input.elements(), shape_to_string(output.shape()), output.elements()));
+  with_element_width(ctx, input.type(), [&]<typename U>() {
+    // A zero-size tensor may have no data at all: the loop never loads.
+    for (int64_t i = 0; i < output.elements(); ++i) mem.template store<U>(output, i, mem.template load<U>(input, i));
+  });
+}
+
+}  // namespace
+
+template <class Memory>
+void run_reshape(const OpContext& ctx, Memory& mem) {
+  // Input 1, when present, is the new shape; it may be a zero-size tensor
+  // with no data (a scalar output), so it is not read: the output has the shape.
+  ctx.require(ctx.inputs.size() == 1 || ctx.inputs.size() == 2,
+              fmt::format("expected 1 or 2 inputs, got {}", ctx.inputs.size()));
+  ctx.require(ctx.outputs.size() == 1, fmt::format("expected 1 output, got {}", ctx.outputs.size()));
+  ctx.require(ctx.has_input(0), "input 0 is missing");
+  copy_flat(ctx, mem);
+}
+
+template <class Memory>
+void run_squeeze(const OpContext& ctx, Memory& mem) {
+  ctx.require(ctx.inputs.size() == 1, fmt::format("expected 1 input, got {}", ctx.inputs.size()));
+  ctx.require(ctx.outputs.size() == 1, fmt::format("expected 1 output, got {}", ctx.outputs.size()));
+  ctx.require(ctx.has_input(0), "input 0 is missing");
+  copy_flat(ctx, mem);
+}
+
+DMO_INSTANTIATE_KERNEL(run_reshape);
+DMO_INSTANTIATE_KERNEL(run_squeeze);
+
+}  // namespace dmo

@@ -1,0 +1,182 @@
+// SOFTMAX over the last dimension, row by row, in three passes over each
+// row's input (max, sum of exponentials, output), each output element stored
+// once in the last pass.
+//  - FLOAT32: TFLite's reference: exp((x - max) * beta) in float, summed in
+//    order, each divided by the sum. TFLite stores the exponentials in the
+//    output and divides them in place; dmo recomputes them (std::exp gives
+//    the same float) so the output is written once.
+//  - INT8 -> INT8 or INT16, UINT8 -> UINT8: TFLite's quantized reference
+//    Softmax: differences from the row max scaled by beta * input_scale to
+//    Q5.26, gemmlowp fixed-point exp, a Q12.19 sum, its fixed-point
+//    reciprocal, and the output in units of 1/256 (8-bit) or 1/65536.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "../elementwise.h"
+#include "../fixed_point_math.h"
+#include "dmo/ops/fixed_point.h"
+#include "dmo/ops/kernel_instantiation.h"
+#include "dmo/ops/kernels.h"
+
+namespace dmo {
+namespace {
+
+constexpr int kScaledDiffIntegerBits = 5;
+constexpr int kAccumulationIntegerBits = 12;
+
+struct SoftmaxRows {
+  int64_t rows = 0;
+  int64_t depth = 0;
+};
+
+SoftmaxRows softmax_rows(const OpContext& ctx) {
+  require_operand_counts(ctx, 1, 1);
+  require_same_element_count(ctx);
+  const TensorRef& in = ctx.input(0);
+  ctx.require(in.rank() >= 1, "input must have at least 1 dimension");
+  ctx.require(ctx.output(0).rank() >= 1 && ctx.output(0).dim(ctx.output(0).rank() - 1) == in.dim(in.rank() - 1),
+              fmt::format("output shape {} does not match input shape {}", shape_to_string(ctx.output(0).shape()),
+                          shape_to_string(in.shape())));
+  SoftmaxRows r;
+  r.depth = in.dim(in.rank() - 1);
+  r.rows = r.depth == 0 ? 0 : in.elements() / r.depth;
+  return r;
+}
+
+float softmax_beta(const OpContext& ctx) {
+  const auto* params = std::get_if<SoftmaxParams>(&ctx.op->params);
+  return params ? params->beta : 1.0f;
+}
+
+template <class Memory>
+void softmax_float(const OpContext& ctx, Memory& mem, const SoftmaxRows& shape) {
+  const TensorRef& in = ctx.input(0);
+  const TensorRef& out = ctx.output(0);
+  const float beta = softmax_beta(ctx);
+  for (int64_t i = 0; i < shape.rows; ++i) {
+    const int64_t row = i * shape.depth;
+    float max = std::numeric_limits<float>::lowest();
+    for (int64_t c = 0; c < shape.depth; ++c) max = std::max(max, mem.template load<float>(in, row + c));
+    float sum = 0.f;
+    for (int64_t c = 0; c < shape.depth; ++c) sum += std::exp((mem.template load<float>(in, row + c) - max) * beta);
+    for (int64_t c = 0; c < shape.depth; ++c) {
+      const float exp_c = std::exp((mem.template load<float>(in, row + c) - max) * beta);
+      mem.template store<float>(out, row + c, exp_c / sum);
+    }
+  }
+}
+
+// TFLite's PreprocessSoftmaxScaling and CalculateInputRadius.
+struct SoftmaxScaling {
+  QuantizedMultiplier input_beta;  // input difference -> Q5.26
+  int32_t diff_min = 0;            // differences below it contribute nothing
+};
+
+SoftmaxScaling softmax_scaling(const OpContext& ctx, float input_scale) {
+  const double max_real_multiplier = static_cast<double>((int64_t{1} << 31) - 1);
+  const double real_multiplier =
+      std::min<double>(static_cast<double>(softmax_beta(ctx)) * static_cast<double>(input_scale) *
+                           static_cast<double>(1 << (31 - kScaledDiffIntegerBits)),
+                       max_real_multiplier);
+  ctx.require(real_multiplier > 1.0,
+              fmt::format("beta * input scale = {} is too small", real_multiplier / (1 << (31 - kScaledDiffIntegerBits))));
+  SoftmaxScaling s;
+  s.input_beta = quantize_multiplier(real_multiplier);
+  s.diff_min = -fixed::input_radius(kScaledDiffIntegerBits, s.input_beta.shift);
+  return s;
+}
+
+template <typename In, typename Out, class Memory>
+void softmax_quantized(const OpContext& ctx, Memory& mem, const SoftmaxRows& shape) {
+  const TensorRef& in = ctx.input(0);
+  const TensorRef& out = ctx.output(0);
+  const SoftmaxScaling s = softmax_scaling(ctx, affine_quantization(ctx, in, "input").scale);
+  using ScaledDiff = fixed::Q<kScaledDiffIntegerBits>;
+  using Accumulator = fixed::Q<kAccumulationIntegerBits>;
+  auto scaled_diff = [&s](int32_t diff) {
+    // MultiplyByQuantizedMultiplierGreaterThanOne: the shift is a left shift.
+    return ScaledDiff{multiply_by_quantized_multiplier(diff, s.input_beta)};
+  };
+  constexpr int32_t kOutMin = std::numeric_limits<Out>::min();
+  constexpr int32_t kOutMax = std::numeric_limits<Out>::max();
+  for (int64_t i = 0; i < shape.rows; ++i) {
+    const int64_t row = i * shape.depth;
+    In max_in_row = std::numeric_limits<In>::min();
+    for (int64_t c = 0; c < shape.depth; ++c) max_in_row = std::max(max_in_row, mem.template load<In>(in, row + c));
+
+    Accumulator sum_of_exps{0};
+    for (int64_t c = 0; c < shape.depth; ++c) {
+      const int32_t diff = static_cast<int32_t>(mem.template load<In>(in, row + c)) - max_in_row;
+      if (diff >= s.diff_min) {
+        sum_of_exps = sum_of_exps + fixed::rescale<kAccumulationIntegerBits>(fixed::exp_on_negative_values(scaled_diff(diff)));
+      }
+    }
+
+    int num_bits_over_unit = 0;
+    const fixed::Q<0> shifted_scale{fixed::reciprocal(sum_of_exps.raw, kAccumulationIntegerBits, &num_bits_over_unit)};
+    // TFLite checks 0 <= exponent <= 31 and aborts otherwise (an 8-bit
+    // output of a row summing to 256 or more); dmo clamps instead.
+    const int exponent = std::clamp(num_bits_over_unit + 31 - static_cast<int>(sizeof(Out) * 8), 0, 31);
+
+    for (int64_t c = 0; c < shape.depth; ++c) {
+      const int32_t diff = static_cast<int32_t>(mem.template load<In>(in, row + c)) - max_in_row;
+      int32_t result = kOutMin;
+      if (diff >= s.diff_min) {
+        const fixed::Q<0> exp_in_0 = fixed::exp_on_negative_values(scaled_diff(diff));
+        const int32_t unsaturated = rounding_divide_by_pot((shifted_scale * exp_in_0).raw, exponent);
+        result = std::max(std::min(unsaturated + kOutMin, kOutMax), kOutMin);
+      }
+      mem.template store<Out>(out, row + c, static_cast<Out>(result));
+    }
+  }
+}
+
+void require_output_quantization(const OpContext& ctx, int32_t zero_point, float scale, float tolerance) {
+  const AffineQuantization out = affine_quantization(ctx, ctx.output(0), "output");
+  ctx.require(out.zero_point == zero_point && std::abs(out.scale - scale) <= tolerance,
+              fmt::format("{} output must have zero point {} and scale {}, got {} and {}",
+                          data_type_name(ctx.output(0).type()), zero_point, scale, out.zero_point, out.scale));
+}
+
+[[noreturn]] void fail_unsupported_output(const OpContext& ctx, std::string_view supported) {
+  ctx.fail(fmt::format("output type {} with {} input is not supported; supported: {}",
+                       data_type_name(ctx.output(0).type()), data_type_name(ctx.input(0).type()), supported));
+}
+
+}  // namespace
+
+template <class Memory>
+void run_softmax(const OpContext& ctx, Memory& mem) {
+  const SoftmaxRows shape = softmax_rows(ctx);
+  const DataType in = ctx.input(0).type();
+  const DataType out = ctx.output(0).type();
+  switch (in) {
+    case DataType::kFloat32:
+      if (out != DataType::kFloat32) fail_unsupported_output(ctx, "FLOAT32");
+      return softmax_float(ctx, mem, shape);
+    case DataType::kInt8:
+      if (out == DataType::kInt8) {
+        require_output_quantization(ctx, -128, 1.0f / 256, 0.0f);
+        return softmax_quantized<int8_t, int8_t>(ctx, mem, shape);
+      }
+      if (out == DataType::kInt16) {
+        require_output_quantization(ctx, -32768, 1.0f / 65536, 0.001f / 65536);
+        return softmax_quantized<int8_t, int16_t>(ctx, mem, shape);
+      }
+      fail_unsupported_output(ctx, "INT8, INT16");
+    case DataType::kUInt8:
+      if (out != DataType::kUInt8) fail_unsupported_output(ctx, "UINT8");
+      require_output_quantization(ctx, 0, 1.0f / 256, 0.001f / 256);
+      return softmax_quantized<uint8_t, uint8_t>(ctx, mem, shape);
+    default:
+      fail_unsupported_type(ctx, "input", in, "FLOAT32, INT8, UINT8");
+  }
+}
+
+DMO_INSTANTIATE_KERNEL(run_softmax);
+
+}  // namespace dmo

@@ -1,0 +1,90 @@
+// SPLIT into num_splits equal slices along a constant axis, as TFLite
+// Micro's SplitImpl: for each outer index (the dimensions before the axis),
+// each output in turn takes the next contiguous block of the input.
+// Inputs are (axis, input): the axis comes first.
+#include <fmt/format.h>
+
+#include <variant>
+
+#include "../constant_operand.h"
+#include "../element_width.h"
+#include "dmo/model/data_type.h"
+#include "dmo/ops/kernel_instantiation.h"
+#include "dmo/ops/kernels.h"
+
+namespace dmo {
+
+namespace {
+
+bool split_supports(DataType type) {
+  switch (type) {
+    case DataType::kFloat32:
+    case DataType::kInt8:
+    case DataType::kUInt8:
+    case DataType::kInt16:
+    case DataType::kInt32:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+template <class Memory>
+void run_split(const OpContext& ctx, Memory& mem) {
+  ctx.require(ctx.inputs.size() == 2, fmt::format("expected 2 inputs (axis, input), got {}", ctx.inputs.size()));
+  const auto* params = std::get_if<SplitParams>(&ctx.op->params);
+  ctx.require(params != nullptr, "SplitOptions are missing");
+  ctx.require(params->num_splits >= 1, fmt::format("num_splits is {}, must be at least 1", params->num_splits));
+  ctx.require(static_cast<int64_t>(ctx.outputs.size()) == params->num_splits,
+              fmt::format("num_splits is {} but the op has {} outputs", params->num_splits, ctx.outputs.size()));
+  ctx.require(ctx.has_input(1), "input 1 (the tensor to split) is missing");
+
+  const TensorRef& input = ctx.input(1);
+  const DataType type = input.type();
+  ctx.require(split_supports(type), fmt::format("input type {} is not supported; supported: FLOAT32, INT8, UINT8, "
+                                                "INT16, INT32",
+                                                data_type_name(type)));
+  std::vector<int64_t> axis_values = constant_ints(ctx, 0, "axis", /*allow_int64=*/false);
+  ctx.require(axis_values.size() == 1, fmt::format("axis has {} values, expected 1", axis_values.size()));
+  const int64_t rank = static_cast<int64_t>(input.rank());
+  const int64_t axis = axis_values[0] < 0 ? axis_values[0] + rank : axis_values[0];
+  ctx.require(axis >= 0 && axis < rank, fmt::format("axis {} is outside a {}-D input", axis_values[0], rank));
+
+  const int64_t splits = params->num_splits;
+  const int32_t axis_size = input.dim(static_cast<size_t>(axis));
+  ctx.require(axis_size % splits == 0,
+              fmt::format("axis {} of size {} does not split into {} equal parts", axis, axis_size, splits));
+  Shape slice_shape = input.shape();
+  slice_shape[static_cast<size_t>(axis)] = static_cast<int32_t>(axis_size / splits);
+  for (size_t i = 0; i < ctx.outputs.size(); ++i) {
+    const TensorRef& output = ctx.output(i);
+    ctx.require(output.type() == type, fmt::format("output {} has type {}, the input {}", i,
+                                                   data_type_name(output.type()), data_type_name(type)));
+    ctx.require(output.shape() == slice_shape, fmt::format("output {} has shape {}, expected {}", i,
+                                                           shape_to_string(output.shape()),
+                                                           shape_to_string(slice_shape)));
+  }
+
+  int64_t outer = 1;
+  for (int64_t d = 0; d < axis; ++d) outer *= input.dim(static_cast<size_t>(d));
+  int64_t inner = 1;
+  for (int64_t d = axis + 1; d < rank; ++d) inner *= input.dim(static_cast<size_t>(d));
+  const int64_t block = slice_shape[static_cast<size_t>(axis)] * inner;
+
+  with_element_width(ctx, type, [&]<typename U>() {
+    int64_t in = 0;
+    for (int64_t k = 0; k < outer; ++k) {
+      for (size_t i = 0; i < ctx.outputs.size(); ++i) {
+        for (int64_t j = 0; j < block; ++j) {
+          mem.template store<U>(ctx.output(i), k * block + j, mem.template load<U>(input, in++));
+        }
+      }
+    }
+  });
+}
+
+DMO_INSTANTIATE_KERNEL(run_split);
+
+}  // namespace dmo

@@ -1,0 +1,54 @@
+// SUB: TFLite Micro's reference SubWithActivation / BroadcastSubSlow /
+// BroadcastQuantSubSlow. The output type selects the arithmetic (FLOAT32,
+// INT32, INT8, INT16, and UINT8 as INT8); inputs broadcast with NumPy's
+// rules.
+#include <algorithm>
+#include <cstdint>
+
+#include "../add_sub_requantization.h"
+#include "../broadcast.h"
+#include "../elementwise.h"
+#include "../fixed_point_math.h"
+#include "dmo/ops/kernel_instantiation.h"
+#include "dmo/ops/kernels.h"
+
+namespace dmo {
+
+template <class Memory>
+void run_sub(const OpContext& ctx, Memory& mem) {
+  require_operand_counts(ctx, 2, 1);
+  const Activation activation = elementwise_activation(ctx);
+  const DataType type = ctx.output(0).type();
+  switch (type) {
+    case DataType::kFloat32: {
+      const FloatRange r = float_activation_range(activation);
+      return broadcast_binary<float>(ctx, mem, [r](float a, float b) { return std::min(std::max(a - b, r.min), r.max); });
+    }
+    case DataType::kInt32: {
+      const QuantizedRange r = int32_activation_range(activation);
+      return broadcast_binary<int32_t>(
+          ctx, mem, [r](int32_t a, int32_t b) { return std::min(std::max(fixed::wrapping_sub(a, b), r.min), r.max); });
+    }
+    case DataType::kInt8: {
+      const AddSubRequantization q = add_sub_requantization(ctx, activation, AddSubScaleArithmetic::kFloat);
+      return broadcast_binary<int8_t>(ctx, mem,
+                                      [&q](int8_t a, int8_t b) { return static_cast<int8_t>(q.subtract(a, b)); });
+    }
+    case DataType::kUInt8: {
+      const AddSubRequantization q = add_sub_requantization(ctx, activation, AddSubScaleArithmetic::kFloat);
+      return broadcast_binary<uint8_t>(ctx, mem,
+                                       [&q](uint8_t a, uint8_t b) { return static_cast<uint8_t>(q.subtract(a, b)); });
+    }
+    case DataType::kInt16: {
+      const AddSubRequantization q = add_sub_requantization(ctx, activation, AddSubScaleArithmetic::kFloat);
+      return broadcast_binary<int16_t>(ctx, mem,
+                                       [&q](int16_t a, int16_t b) { return static_cast<int16_t>(q.subtract(a, b)); });
+    }
+    default:
+      fail_unsupported_type(ctx, "output", type, "FLOAT32, INT32, INT8, UINT8, INT16");
+  }
+}
+
+DMO_INSTANTIATE_KERNEL(run_sub);
+
+}  // namespace dmo

@@ -1,0 +1,124 @@
+#include "dmo/overlap/analytic_overlap.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "dmo/ops/padding.h"
+
+namespace dmo {
+
+double analytic_overlap_elements(double a, double b, double n) {
+  // Case A (a >= 1): the bound binds at the start, O_s = N + b/a.
+  // Case B (a < 1): it binds at the end, O_s = a*N + b. The minimum covers both.
+  return n + std::min(b / a, a * n + b - n);
+}
+
+namespace {
+
+struct WindowShape {
+  int64_t w_i, d_i, h_i, w_o, d_o, h_o;
+};
+
+std::optional<WindowShape> nhwc_batch1(const Tensor& in, const Tensor& out) {
+  if (in.shape.size() != 4 || out.shape.size() != 4 || in.shape[0] != 1 || out.shape[0] != 1) return std::nullopt;
+  return WindowShape{in.shape[2], in.shape[3], in.shape[1], out.shape[2], out.shape[3], out.shape[1]};
+}
+
+AnalyticOverlap from_line(double a, double b, const WindowShape& s, int32_t s_h, int32_t s_w, const Tensor& out,
+                          const char* rule) {
+  if (static_cast<int64_t>(s_h) * s.w_i < static_cast<int64_t>(s_w) * s.w_o) {
+    return {std::nullopt, std::string(rule) + ": line not valid (s_h*W_i < s_w*W_o)"};
+  }
+  const double n = static_cast<double>(out.element_count);
+  double elements = std::clamp(analytic_overlap_elements(a, b, n), 0.0, n);
+  auto whole = static_cast<int64_t>(std::floor(elements));
+  return {whole * (out.byte_size / std::max<int64_t>(out.element_count, 1)), rule};
+}
+
+bool same_shape(const Tensor& a, const Tensor& b) { return a.shape == b.shape; }
+
+}  // namespace
+
+AnalyticOverlap analytic_safe_overlap(const Subgraph& subgraph, int32_t op_index, int32_t input, int32_t output) {
+  const Op& op = subgraph.ops.at(static_cast<size_t>(op_index));
+  const Tensor& in = subgraph.tensors.at(static_cast<size_t>(input));
+  const Tensor& out = subgraph.tensors.at(static_cast<size_t>(output));
+  const bool is_data_input = !op.inputs.empty() && op.inputs[0] == input;
+
+  switch (static_cast<OpKind>(op.builtin_code)) {
+    case OpKind::kConv2D: {
+      auto s = nhwc_batch1(in, out);
+      if (!s || !is_data_input) return {std::nullopt, "conv: not a batch-1 NHWC data input"};
+      const auto& p = std::get<Conv2DParams>(op.params);
+      const Tensor& filter = subgraph.tensors.at(static_cast<size_t>(op.inputs.at(1)));
+      int64_t p_h = window_padding_before(static_cast<int32_t>(s->h_i), filter.shape[1], p.stride_h, p.dilation_h,
+                                          static_cast<int32_t>(s->h_o));
+      int64_t p_w = window_padding_before(static_cast<int32_t>(s->w_i), filter.shape[2], p.stride_w, p.dilation_w,
+                                          static_cast<int32_t>(s->w_o));
+      double a = static_cast<double>(p.stride_h * s->w_i * s->d_i) / static_cast<double>(s->w_o * s->d_o);
+      double b = static_cast<double>((s->w_o * p.stride_w - p_h * s->w_i - p.stride_h * s->w_i - p.stride_w - p_w) *
+                                         s->d_i + 1);
+      return from_line(a, b, *s, p.stride_h, p.stride_w, out, "conv2d line");
+    }
+    case OpKind::kDepthwiseConv2D: {
+      auto s = nhwc_batch1(in, out);
+      if (!s || !is_data_input) return {std::nullopt, "depthwise: not a batch-1 NHWC data input"};
+      const auto& p = std::get<DepthwiseConv2DParams>(op.params);
+      const Tensor& filter = subgraph.tensors.at(static_cast<size_t>(op.inputs.at(1)));
+      int64_t m = s->d_i > 0 ? s->d_o / s->d_i : 1;
+      int64_t p_h = window_padding_before(static_cast<int32_t>(s->h_i), filter.shape[1], p.stride_h, p.dilation_h,
+                                          static_cast<int32_t>(s->h_o));
+      int64_t p_w = window_padding_before(static_cast<int32_t>(s->w_i), filter.shape[2], p.stride_w, p.dilation_w,
+                                          static_cast<int32_t>(s->w_o));
+      double a = static_cast<double>(p.stride_h * s->w_i) / static_cast<double>(s->w_o * m);
+      double b = static_cast<double>(
+          (s->w_o * p.stride_w - p_h * s->w_i - p.stride_h * s->w_i - p.stride_w - p_w + 1) * s->d_i);
+      return from_line(a, b, *s, p.stride_h, p.stride_w, out, "depthwise line");
+    }
+    case OpKind::kAveragePool2D:
+    case OpKind::kMaxPool2D: {
+      auto s = nhwc_batch1(in, out);
+      if (!s) return {std::nullopt, "pool: not batch-1 NHWC"};
+      const auto& p = std::get<Pool2DParams>(op.params);
+      int64_t p_h = window_padding_before(static_cast<int32_t>(s->h_i), p.filter_h, p.stride_h, 1,
+                                          static_cast<int32_t>(s->h_o));
+      int64_t p_w = window_padding_before(static_cast<int32_t>(s->w_i), p.filter_w, p.stride_w, 1,
+                                          static_cast<int32_t>(s->w_o));
+      double a = static_cast<double>(p.stride_h * s->w_i) / static_cast<double>(s->w_o);
+      double b = static_cast<double>((s->w_o * p.stride_w - p_h * s->w_i - p.stride_h * s->w_i - p.stride_w - p_w) *
+                                         s->d_i + 1);
+      return from_line(a, b, *s, p.stride_h, p.stride_w, out, "pool line");
+    }
+    case OpKind::kFullyConnected:
+      return {0, "fully connected: every output re-reads the whole input"};
+    case OpKind::kAdd:
+    case OpKind::kSub:
+    case OpKind::kMul:
+    case OpKind::kRelu:
+    case OpKind::kRelu6:
+    case OpKind::kReluN1To1:
+    case OpKind::kLogistic:
+    case OpKind::kTanh:
+    case OpKind::kHardSwish:
+    case OpKind::kQuantize:
+    case OpKind::kDequantize:
+    case OpKind::kReshape:
+    case OpKind::kSqueeze: {
+      if (in.element_count != out.element_count) return {std::nullopt, "element-wise: shapes differ (broadcast)"};
+      bool copy = op.is(OpKind::kReshape) || op.is(OpKind::kSqueeze);
+      if (!copy && !same_shape(in, out)) return {std::nullopt, "element-wise: shapes differ"};
+      // Output element k is written right after input element k is read.
+      // A wider output element overlaps later input elements: with element
+      // sizes e_o > e_i, O_s = e_o + (N - 1) * e_i.
+      int64_t n = out.element_count;
+      if (n == 0) return {0, "empty"};
+      int64_t e_o = out.byte_size / n, e_i = in.byte_size / n;
+      if (e_o <= e_i) return {out.byte_size, "in place"};
+      return {e_o + (n - 1) * e_i, "in place, wider output"};
+    }
+    default:
+      return {std::nullopt, "no closed form for " + op.name()};
+  }
+}
+
+}  // namespace dmo

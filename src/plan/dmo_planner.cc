@@ -1,0 +1,138 @@
+#include "dmo/plan/dmo_planner.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "dmo/plan/bounds.h"
+#include "dmo/plan/overlap_placement.h"
+
+namespace dmo {
+
+namespace {
+
+// Largest-first order (ties by earlier first use): the other classic start.
+std::vector<int32_t> size_order(const MemoryProblem& problem) {
+  std::vector<int32_t> order(problem.buffers.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+    return problem.buffers[static_cast<size_t>(a)].size > problem.buffers[static_cast<size_t>(b)].size;
+  });
+  return order;
+}
+
+// Tensors of the tightest ops first: each buffer keyed by the largest
+// "live bytes less the op's safe overlap" over the ops it is live at, so the
+// peak op's output and input are placed before anything can crowd them;
+// at equal keys later-created buffers (an op's output) before earlier ones
+// (its input), so the input is placed over the output's end.
+std::vector<int32_t> pressure_order(const MemoryProblem& problem) {
+  std::vector<int64_t> pressure = live_bytes_per_op(problem);
+  for (const OverlapPair& pair : problem.overlaps) {
+    if (pair.op >= 0 && static_cast<size_t>(pair.op) < pressure.size()) {
+      pressure[static_cast<size_t>(pair.op)] -= pair.safe_overlap;
+    }
+  }
+  std::vector<int64_t> key(problem.buffers.size(), 0);
+  for (size_t b = 0; b < problem.buffers.size(); ++b) {
+    const Lifetime& life = problem.buffers[b].lifetime;
+    for (int32_t op = std::max(life.first, 0); op <= life.last && op < problem.op_count; ++op) {
+      key[b] = std::max(key[b], pressure[static_cast<size_t>(op)]);
+    }
+  }
+  std::vector<int32_t> order(problem.buffers.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+    if (key[static_cast<size_t>(a)] != key[static_cast<size_t>(b)]) {
+      return key[static_cast<size_t>(a)] > key[static_cast<size_t>(b)];
+    }
+    const BufferRequest& ba = problem.buffers[static_cast<size_t>(a)];
+    const BufferRequest& bb = problem.buffers[static_cast<size_t>(b)];
+    if (ba.lifetime.first != bb.lifetime.first) return ba.lifetime.first > bb.lifetime.first;
+    return ba.size > bb.size;
+  });
+  return order;
+}
+
+}  // namespace
+
+Plan plan_dmo(const MemoryProblem& problem, const DmoPlannerOptions& options) {
+  OverlapPlacer placer(problem, options.alignment, options.use_overlaps);
+  const int64_t bound =
+      options.use_overlaps ? chain_lower_bound_with_overlap_bytes(problem) : lower_bound_bytes(problem);
+
+  std::vector<int32_t> best_order = placer.reverse_order();
+  Plan best = placer.place(best_order);
+  for (const std::vector<int32_t>& start : {pressure_order(problem), size_order(problem)}) {
+    if (best.arena_size <= bound) break;
+    Plan plan = placer.place(start);
+    if (plan.arena_size < best.arena_size) {
+      best = std::move(plan);
+      best_order = start;
+    }
+  }
+
+  // Hill climb: move one buffer to the front of the order or just after
+  // another buffer; keep the move when the arena shrinks. Buffers that end at
+  // the arena's top are tried first, then all others.
+  int32_t budget = options.search_budget;
+  const auto n = static_cast<int32_t>(best_order.size());
+  bool improved = true;
+  while (improved && budget > 0 && best.arena_size > bound) {
+    improved = false;
+    std::vector<int32_t> movers;
+    for (int32_t pos = 0; pos < n; ++pos) {
+      int32_t b = best_order[static_cast<size_t>(pos)];
+      if (best.offsets[static_cast<size_t>(b)] + problem.buffers[static_cast<size_t>(b)].size == best.arena_size) {
+        movers.insert(movers.begin(), pos);
+      } else {
+        movers.push_back(pos);
+      }
+    }
+    for (int32_t from : movers) {
+      for (int32_t to = 0; to < n && budget > 0 && !improved; ++to) {
+        if (to == from) continue;
+        std::vector<int32_t> order = best_order;
+        int32_t moved = order[static_cast<size_t>(from)];
+        order.erase(order.begin() + from);
+        order.insert(order.begin() + to, moved);
+        Plan plan = placer.place(order);
+        --budget;
+        if (plan.arena_size < best.arena_size) {
+          best = std::move(plan);
+          best_order = std::move(order);
+          improved = true;
+        }
+      }
+      if (improved || budget <= 0) break;
+    }
+  }
+
+  // Creation order, highest fit under a budget: search the smallest budget
+  // between the bound and the best arena so far that every buffer fits in.
+  if (best.arena_size > bound) {
+    const std::vector<int32_t> order = placer.creation_order();
+    int64_t low = bound - 1, high = best.arena_size;  // low fails (or is below the bound), high is met
+    std::optional<Plan> found;
+    if (auto at_bound = placer.place_highest(order, align_up(bound, options.alignment))) {
+      found = std::move(at_bound);
+      high = found->arena_size;
+    }
+    while (!found || high - low > options.alignment) {
+      int64_t mid = low + (high - low) / 2;
+      if (!found && mid <= low) break;
+      if (auto plan = placer.place_highest(order, mid)) {
+        high = std::min(mid, plan->arena_size);
+        found = std::move(plan);
+      } else {
+        low = mid;
+      }
+      if (high - low <= options.alignment) break;
+    }
+    if (found && found->arena_size < best.arena_size) best = std::move(*found);
+  }
+
+  best.planner = options.use_overlaps ? "dmo" : "dmo_no_overlap";
+  return best;
+}
+
+}  // namespace dmo

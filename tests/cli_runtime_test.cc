@@ -1,0 +1,116 @@
+// The run, overlap and verify commands end to end.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+#include <nlohmann/json.hpp>
+
+#include "dmo/runtime/input_pattern.h"
+#include "dmo/zoo/zoo.h"
+#include "test_support.h"
+
+namespace dmo {
+namespace {
+
+using test::run_dmo;
+
+std::string temp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("dmo_cli_" + std::to_string(::getpid()) + "_" + name)).string();
+}
+
+TEST(CliRun, WritesOutputsAndEveryTensor) {
+  const std::string model = "mobilenet_v1_0.25_128_int8";
+  const std::string out = temp_path("out.bin"), dir = temp_path("tensors");
+  auto r = run_dmo({"run", model, "--output", out, "--dump-tensors", dir});
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_EQ(std::filesystem::file_size(out), 1001u);
+  Graph graph = build_zoo_model(model);
+  size_t dumped = 0;
+  for (size_t t = 0; t < graph.main().tensors.size(); ++t) {
+    const Tensor& tensor = graph.main().tensors[t];
+    if (tensor.is_constant) continue;
+    auto file = dir + "/" + std::to_string(t) + ".bin";
+    ASSERT_TRUE(std::filesystem::exists(file)) << file;
+    EXPECT_EQ(static_cast<int64_t>(std::filesystem::file_size(file)), tensor.byte_size);
+    ++dumped;
+  }
+  EXPECT_GT(dumped, 30u);
+  // The same input given as a file gives the same outputs, shared or not.
+  const std::string in = temp_path("in.bin"), out2 = temp_path("out2.bin");
+  auto input = pattern_input(graph.main(), 1);
+  std::ofstream(in, std::ios::binary).write(reinterpret_cast<const char*>(input.data()),
+                                            static_cast<std::streamsize>(input.size()));
+  ASSERT_EQ(run_dmo({"run", model, "--input", in, "--output", out2, "--unshared"}).exit_status, 0);
+  EXPECT_EQ(test::read_file(out), test::read_file(out2));
+  std::filesystem::remove_all(dir);
+  for (const auto& f : {out, in, out2}) std::filesystem::remove(f);
+}
+
+TEST(CliRun, WrongInputSizeIsExit2) {
+  const std::string in = temp_path("short.bin");
+  std::ofstream(in, std::ios::binary) << "abc";
+  auto r = run_dmo({"run", "mobilenet_v1_0.25_128_int8", "--input", in});
+  std::filesystem::remove(in);
+  EXPECT_EQ(r.exit_status, 2);
+  EXPECT_NE(r.err.find("3 bytes"), std::string::npos) << r.err;
+}
+
+TEST(CliOverlap, JsonHasBothMethodsPerOp) {
+  auto r = run_dmo({"overlap", "mobilenet_v1_0.25_128_int8", "--json"});
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["ops"].size(), 31u);
+  for (const auto& op : j["ops"]) {
+    for (const char* key : {"index", "op", "input", "output", "algorithmic_bytes", "analytic_bytes"}) {
+      EXPECT_TRUE(op.contains(key)) << key;
+    }
+  }
+  // First pointwise conv (op 2): the 1x1 conv reads ahead of its writes.
+  EXPECT_EQ(j["ops"][2]["op"], "CONV_2D");
+  EXPECT_GT(j["ops"][2]["algorithmic_bytes"].get<int64_t>(), 0);
+  EXPECT_LE(j["ops"][2]["analytic_bytes"].get<int64_t>(), j["ops"][2]["algorithmic_bytes"].get<int64_t>());
+}
+
+TEST(CliVerify, DefaultPlanPassesOnZooModels) {
+  for (const char* model : {"mobilenet_v1_0.25_128_int8", "mobilenet_v2_0.35_96_uint8"}) {
+    auto r = run_dmo({"verify", model});
+    EXPECT_EQ(r.exit_status, 0) << model << ": " << r.out << r.err;
+    EXPECT_NE(r.out.find("no clobber"), std::string::npos) << r.out;
+  }
+}
+
+TEST(CliVerify, UnsupportedOpIsExit2NamingTheOp) {
+  DMO_REQUIRE_SHARED(shared);
+  auto r = run_dmo({"verify", shared + "/models/litert_multi_subgraphs_while.tflite"});
+  EXPECT_EQ(r.exit_status, 2);
+  EXPECT_NE(r.err.find("op 0 (WHILE)"), std::string::npos) << r.err;
+}
+
+TEST(CliPlan, ReportsDmoFiguresAndDrawsSvg) {
+  const std::string svg = temp_path("plan.svg");
+  auto r = run_dmo({"plan", "--json", "--svg", svg});
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  for (const char* key : {"dmo_bytes", "dmo_no_overlap_bytes", "lower_bound_overlap_bytes", "overlap_method"}) {
+    EXPECT_TRUE(j.contains(key)) << key;
+  }
+  EXPECT_LE(j["dmo_bytes"].get<int64_t>(), 65800);
+  std::vector<uint8_t> bytes = test::read_file(svg);
+  std::string picture(bytes.begin(), bytes.end());
+  EXPECT_NE(picture.find("<svg"), std::string::npos);
+  EXPECT_NE(picture.find("TFLM greedy"), std::string::npos);
+  // One rectangle per planned tensor in each of the two panels.
+  size_t rectangles = 0;
+  for (size_t at = picture.find("<title>tensor "); at != std::string::npos; at = picture.find("<title>tensor ", at + 1)) {
+    ++rectangles;
+  }
+  size_t planned = 0;
+  for (const auto& t : j["tensors"]) planned += t["planned"].get<bool>();
+  EXPECT_EQ(rectangles, 2 * planned);
+  std::filesystem::remove(svg);
+}
+
+}  // namespace
+}  // namespace dmo

@@ -1,0 +1,32 @@
+#include <iostream>
+
+#include "commands.h"
+#include "dmo/overlap/safe_overlaps.h"
+#include "dmo/report/overlap_report.h"
+#include "model_loader.h"
+
+namespace dmo::cli {
+
+Command add_overlap_command(CLI::App& app) {
+  struct Options {
+    std::string model;
+    bool json = false;
+    bool preserve_inputs = false;
+  };
+  auto options = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand("overlap", "Safe overlap O_s of each op's (input, output) pair");
+  cmd->add_option("model", options->model, "a .tflite file or a zoo model name")->required();
+  cmd->add_flag("--json", options->json, "print one JSON object");
+  cmd->add_flag("--preserve-inputs", options->preserve_inputs, "never let an op overwrite a graph input");
+  return [options] {
+    Graph graph = load_model(options->model);
+    SafeOverlapOptions overlap_options;
+    overlap_options.preserve_graph_inputs = options->preserve_inputs;
+    auto rows = compute_safe_overlaps(graph, overlap_options);
+    if (options->json) std::cout << overlap_report_json(graph, rows).dump(2) << '\n';
+    else std::cout << overlap_report_text(graph, rows);
+    return 0;
+  };
+}
+
+}  // namespace dmo::cli

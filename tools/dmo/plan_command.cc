@@ -1,0 +1,53 @@
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "commands.h"
+#include "dmo/report/plan_report.h"
+#include "dmo/zoo/zoo.h"
+#include "dmo/report/plan_svg.h"
+#include "io_files.h"
+#include "model_loader.h"
+
+namespace dmo::cli {
+
+Command add_plan_command(CLI::App& app) {
+  struct Options {
+    std::string model = kDefaultZooModel;
+    bool json = false;
+    std::string overlap = "algorithmic";
+    bool preserve_inputs = false;
+    std::string svg;
+    int64_t alignment = 16;
+  };
+  auto options = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand("plan", "Arena figures of a model: naive, TFLM's greedy planner, lower bound");
+  cmd->add_option("model", options->model,
+                  fmt::format("a .tflite file or a zoo model name (default {})", kDefaultZooModel));
+  cmd->add_flag("--json", options->json, "print one JSON object");
+  cmd->add_option("--overlap", options->overlap,
+                  "safe overlaps to plan with: none, analytic, or algorithmic (default: algorithmic, the exact "
+                  "value of dmo's kernels, with the closed form where dmo has no kernel)")
+      ->check(CLI::IsMember({"none", "analytic", "algorithmic"}));
+  cmd->add_flag("--preserve-inputs", options->preserve_inputs, "never let an op overwrite a graph input");
+  cmd->add_option("--alignment", options->alignment,
+                  "bytes every offset and safe overlap is a multiple of (default 16, TFLM's buffer alignment)")
+      ->check(CLI::IsMember({1, 2, 4, 8, 16, 32, 64}));
+  cmd->add_option("--svg", options->svg, "draw the arena over time, TFLM's plan beside dmo's, into this SVG file");
+  return [options] {
+    Graph graph = load_model(options->model);
+    PlanReportOptions report_options;
+    report_options.method = options->overlap == "none"       ? OverlapMethod::kNone
+                            : options->overlap == "analytic" ? OverlapMethod::kAnalytic
+                                                             : OverlapMethod::kAlgorithmic;
+    report_options.preserve_graph_inputs = options->preserve_inputs;
+    report_options.alignment = options->alignment;
+    PlanReport report = make_plan_report(graph, report_options);
+    if (!options->svg.empty()) write_text_file(options->svg, plan_svg(graph, report));
+    if (options->json) std::cout << plan_report_json(graph, report).dump(2) << '\n';
+    else std::cout << plan_report_text(graph, report);
+    return 0;
+  };
+}
+
+}  // namespace dmo::cli

@@ -1,0 +1,59 @@
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <iostream>
+
+#include "commands.h"
+#include "dmo/runtime/interpreter.h"
+#include "io_files.h"
+#include "model_loader.h"
+
+namespace dmo::cli {
+
+Command add_run_command(CLI::App& app) {
+  struct Options {
+    std::string model, input, output, dump_dir, plan;
+    uint32_t seed = 1;
+    bool unshared = false;
+  };
+  auto o = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand("run", "Run a model inside one planned arena");
+  cmd->add_option("model", o->model, "a .tflite file or a zoo model name")->required();
+  cmd->add_option("--input", o->input, "raw bytes of all inputs concatenated (default: the seed's pattern)");
+  cmd->add_option("--seed", o->seed, "pattern seed when no --input is given");
+  cmd->add_option("--output", o->output, "write the raw bytes of all outputs concatenated");
+  cmd->add_option("--dump-tensors", o->dump_dir, "write every non-constant tensor as DIR/<index>.bin");
+  cmd->add_option("--plan", o->plan, "placement JSON {\"arena_bytes\", \"offsets\"} (default: dmo's plan)");
+  cmd->add_flag("--unshared", o->unshared, "give every tensor its own memory");
+  return [o] {
+    Graph graph = load_model(o->model);
+    const Subgraph& sg = graph.main();
+    std::vector<uint8_t> input = load_input(graph, o->input, o->seed);
+    TensorPlacement placement = o->unshared      ? unshared_placement(sg)
+                                : o->plan.empty() ? default_placement(graph)
+                                                  : read_placement(o->plan, sg);
+    Interpreter interpreter(graph, placement);
+    interpreter.set_inputs(input);
+    auto dump = [&](int32_t t) {
+      if (sg.tensors[static_cast<size_t>(t)].is_constant) return;
+      auto bytes = interpreter.tensor_bytes(t);
+      write_file(fmt::format("{}/{}.bin", o->dump_dir, t), {bytes.begin(), bytes.end()});
+    };
+    if (!o->dump_dir.empty()) {
+      std::filesystem::create_directories(o->dump_dir);
+      for (int32_t t : sg.inputs) dump(t);
+    }
+    // In a shared arena a tensor is only intact right after its op: dump then.
+    interpreter.run([&](int32_t op) {
+      if (o->dump_dir.empty()) return;
+      for (int32_t t : sg.ops[static_cast<size_t>(op)].outputs) dump(t);
+    });
+    std::vector<uint8_t> outputs = interpreter.outputs();
+    if (!o->output.empty()) write_file(o->output, outputs);
+    std::cout << fmt::format("{}: {} ops in a {}-byte arena, {} output bytes\n", graph.source, sg.ops.size(),
+                             placement.arena_size, outputs.size());
+    return 0;
+  };
+}
+
+}  // namespace dmo::cli

@@ -1,0 +1,32 @@
+#include <iostream>
+
+#include "commands.h"
+#include "dmo/runtime/plan_verifier.h"
+#include "io_files.h"
+#include "model_loader.h"
+
+namespace dmo::cli {
+
+Command add_verify_command(CLI::App& app) {
+  struct Options {
+    std::string model, input, plan;
+    uint32_t seed = 1;
+  };
+  auto o = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand(
+      "verify", "Run unshared and inside a plan; compare every output byte and check for clobbers (exit 1 on failure)");
+  cmd->add_option("model", o->model, "a .tflite file or a zoo model name")->required();
+  cmd->add_option("--input", o->input, "raw bytes of all inputs concatenated (default: the seed's pattern)");
+  cmd->add_option("--seed", o->seed, "pattern seed when no --input is given");
+  cmd->add_option("--plan", o->plan, "placement JSON {\"arena_bytes\", \"offsets\"} (default: dmo's plan)");
+  return [o] {
+    Graph graph = load_model(o->model);
+    std::vector<uint8_t> input = load_input(graph, o->input, o->seed);
+    TensorPlacement placement = o->plan.empty() ? default_placement(graph) : read_placement(o->plan, graph.main());
+    VerifyResult result = verify_placement(graph, placement, input);
+    std::cout << graph.source << ": " << placement.arena_size << "-byte arena: " << result.describe(graph) << '\n';
+    return result.ok() ? 0 : 1;
+  };
+}
+
+}  // namespace dmo::cli
