@@ -1,12 +1,14 @@
 // What the element-wise, activation, pooling and softmax kernels share: the
 // checks of operand counts and types, the per-tensor quantization of an
-// operand, and the flat element-wise loop.
+// operand, the fused activation of ADD, SUB and MUL, and the flat
+// element-wise loop.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <string_view>
+#include <variant>
 
 #include <fmt/format.h>
 

@@ -1,6 +1,7 @@
 // ADD: TFLite Micro's reference Add / BroadcastAdd6DSlow. The output type
 // selects the arithmetic (FLOAT32, INT32, INT8, INT16 with general scales,
-// and UINT8 as TFLite's reference kernel); inputs broadcast with NumPy's
+// and UINT8 as TFLite's reference kernel), and inputs of another type are
+// read as that type, as TFLite Micro does; inputs broadcast with NumPy's
 // rules.
 #include <algorithm>
 #include <cstdint>

@@ -1,6 +1,7 @@
 // SUB: TFLite Micro's reference SubWithActivation / BroadcastSubSlow /
 // BroadcastQuantSubSlow. The output type selects the arithmetic (FLOAT32,
-// INT32, INT8, INT16, and UINT8 as INT8); inputs broadcast with NumPy's
+// INT32, INT8, INT16, and UINT8 as INT8), and inputs of another type are
+// read as that type, as TFLite Micro does; inputs broadcast with NumPy's
 // rules.
 #include <algorithm>
 #include <cstdint>
