@@ -1,27 +1,41 @@
 #include "dmo/overlap/algorithmic_overlap.h"
 
+#include <algorithm>
+#include <atomic>
+#include <thread>
+
 #include "dmo/error.h"
 #include "dmo/runtime/interpreter.h"
 
 namespace dmo {
 
 std::vector<AlgorithmicOverlap> algorithmic_overlaps(const Graph& graph, const std::vector<OverlapCandidate>& pairs) {
-  // One interpreter for all ops: the address-only policy never touches its memory.
-  Interpreter interpreter(graph, unshared_placement(graph.main()));
-  std::vector<AlgorithmicOverlap> result;
-  for (const OverlapCandidate& pair : pairs) {
-    AlgorithmicOverlap row{pair, std::nullopt, ""};
-    if (pair.input == kNoTensor || pair.output == kNoTensor) {
-      row.unavailable = "no activation input";
-    } else {
+  // One interpreter for all ops: the address-only policy never touches its
+  // memory, so the ops can be analysed side by side on every core.
+  const Interpreter interpreter(graph, unshared_placement(graph.main()));
+  std::vector<AlgorithmicOverlap> result(pairs.size());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next++; i < pairs.size(); i = next++) {
+      const OverlapCandidate& pair = pairs[i];
+      AlgorithmicOverlap& row = result[i];
+      row.pair = pair;
+      if (pair.input == kNoTensor || pair.output == kNoTensor) {
+        row.unavailable = "no activation input";
+        continue;
+      }
       try {
         row.bytes = algorithmic_safe_overlap(interpreter, pair.op, pair.input, pair.output);
       } catch (const Error& e) {
         row.unavailable = e.what();
       }
     }
-    result.push_back(std::move(row));
-  }
+  };
+  const size_t threads = std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), pairs.size());
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
   return result;
 }
 

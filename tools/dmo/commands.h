@@ -14,5 +14,8 @@ Command add_plan_command(CLI::App& app);
 Command add_run_command(CLI::App& app);
 Command add_overlap_command(CLI::App& app);
 Command add_verify_command(CLI::App& app);
+Command add_trace_command(CLI::App& app);
+Command add_export_command(CLI::App& app);
+Command add_zoo_command(CLI::App& app);
 
 }  // namespace dmo::cli

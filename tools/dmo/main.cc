@@ -14,7 +14,9 @@ int run(int argc, char** argv) {
   app.require_subcommand(1);
   std::vector<dmo::cli::Command> commands = {
       dmo::cli::add_info_command(app), dmo::cli::add_plan_command(app), dmo::cli::add_run_command(app),
-      dmo::cli::add_overlap_command(app), dmo::cli::add_verify_command(app)};
+      dmo::cli::add_overlap_command(app), dmo::cli::add_verify_command(app),
+      dmo::cli::add_export_command(app), dmo::cli::add_zoo_command(app),
+      dmo::cli::add_trace_command(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -118,16 +118,18 @@ void softmax_quantized(const OpContext& ctx, Memory& mem, const SoftmaxRows& sha
 
     int num_bits_over_unit = 0;
     const fixed::Q<0> shifted_scale{fixed::reciprocal(sum_of_exps.raw, kAccumulationIntegerBits, &num_bits_over_unit)};
-    // TFLite checks 0 <= exponent <= 31 and aborts otherwise (an 8-bit
-    // output of a row summing to 256 or more); dmo clamps instead.
-    const int exponent = std::clamp(num_bits_over_unit + 31 - static_cast<int>(sizeof(Out) * 8), 0, 31);
+    // Rows whose exponentials sum to 512 or more need a shift of 32 or more,
+    // which TFLite leaves undefined. The exact value of the non-negative Q31
+    // product divided by 2^32 or more, rounded to nearest, is 0.
+    const int exponent = num_bits_over_unit + 31 - static_cast<int>(sizeof(Out) * 8);
 
     for (int64_t c = 0; c < shape.depth; ++c) {
       const int32_t diff = static_cast<int32_t>(mem.template load<In>(in, row + c)) - max_in_row;
       int32_t result = kOutMin;
       if (diff >= s.diff_min) {
         const fixed::Q<0> exp_in_0 = fixed::exp_on_negative_values(scaled_diff(diff));
-        const int32_t unsaturated = rounding_divide_by_pot((shifted_scale * exp_in_0).raw, exponent);
+        const int32_t unsaturated =
+            exponent >= 32 ? 0 : rounding_divide_by_pot((shifted_scale * exp_in_0).raw, std::max(exponent, 0));
         result = std::max(std::min(unsaturated + kOutMin, kOutMax), kOutMin);
       }
       mem.template store<Out>(out, row + c, static_cast<Out>(result));
