@@ -21,24 +21,14 @@
 #include "dmo/runtime/memory_policy.h"
 #include "dmo/zoo/graph_builder.h"
 
+#include "test_support.h"
+
 namespace dmo {
 namespace {
 
-Quantization per_tensor(float scale, int64_t zero_point) { return Quantization{{scale}, {zero_point}, 0}; }
-
-template <typename T>
-std::vector<uint8_t> bytes_of(const std::vector<T>& values) {
-  std::vector<uint8_t> bytes(values.size() * sizeof(T));
-  if (!bytes.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
-  return bytes;
-}
-
-template <typename T>
-std::vector<T> values_from(std::span<const uint8_t> bytes) {
-  std::vector<T> values(bytes.size() / sizeof(T));
-  if (!values.empty()) std::memcpy(values.data(), bytes.data(), values.size() * sizeof(T));
-  return values;
-}
+using test::bytes_of;
+using test::per_tensor;
+using test::values_from;
 
 std::vector<uint8_t> concat(std::vector<uint8_t> a, const std::vector<uint8_t>& b) {
   a.insert(a.end(), b.begin(), b.end());

@@ -2,10 +2,13 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <span>
 #include <string>
 #include <vector>
+
+#include "dmo/model/tensor.h"
 
 namespace dmo::test {
 
@@ -31,6 +34,24 @@ std::vector<uint8_t> read_file(const std::string& path);
 
 // FNV-1a 64 of the bytes as 16 lowercase hex digits (the golden files' checksum).
 std::string fnv1a64_hex(std::span<const uint8_t> bytes);
+
+// Per-tensor affine quantization with one scale and zero point.
+inline Quantization per_tensor(float scale, int64_t zero_point) { return Quantization{{scale}, {zero_point}, 0}; }
+
+// Values as little-endian bytes, and back.
+template <typename T>
+std::vector<uint8_t> bytes_of(const std::vector<T>& values) {
+  std::vector<uint8_t> bytes(values.size() * sizeof(T));
+  if (!bytes.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
+  return bytes;
+}
+
+template <typename T>
+std::vector<T> values_from(std::span<const uint8_t> bytes) {
+  std::vector<T> values(bytes.size() / sizeof(T));
+  if (!values.empty()) std::memcpy(values.data(), bytes.data(), values.size() * sizeof(T));
+  return values;
+}
 
 struct CommandResult {
   int exit_status = -1;

@@ -4,6 +4,7 @@
 // valgrind, every kernel dmo has (compiled without auto-vectorisation: equal
 // to the algorithmic O_s; as built: recorded against it), two kernels dmo
 // did not derive from TFLite's loop order, and the command line.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -16,8 +17,6 @@
 #include <random>
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "dmo/error.h"
 #include "dmo/overlap/overlap_candidates.h"
@@ -79,24 +78,42 @@ class Script {
   static constexpr int32_t kInputTensor = 0, kOutputTensor = 1, kOtherTensor = 2;
 
   void access(TensorRef& t, char kind, uint64_t base, int64_t element, int width) {
-    if (kind == 'L') play_load(t, element, width);
-    else play_store(t, element, width);
+    if (kind == 'L')
+      play_load(t, element, width);
+    else
+      play_store(t, element, width);
     line(kind, base + static_cast<uint64_t>(element * width), width);
   }
   void play_load(const TensorRef& t, int64_t element, int width) {
     switch (width) {
-      case 1: memory_.load<uint8_t>(t, element); break;
-      case 2: memory_.load<uint16_t>(t, element); break;
-      case 4: memory_.load<uint32_t>(t, element); break;
-      default: memory_.load<uint64_t>(t, element); break;
+      case 1:
+        memory_.load<uint8_t>(t, element);
+        break;
+      case 2:
+        memory_.load<uint16_t>(t, element);
+        break;
+      case 4:
+        memory_.load<uint32_t>(t, element);
+        break;
+      default:
+        memory_.load<uint64_t>(t, element);
+        break;
     }
   }
   void play_store(const TensorRef& t, int64_t element, int width) {
     switch (width) {
-      case 1: memory_.store<uint8_t>(t, element, 0); break;
-      case 2: memory_.store<uint16_t>(t, element, 0); break;
-      case 4: memory_.store<uint32_t>(t, element, 0); break;
-      default: memory_.store<uint64_t>(t, element, 0); break;
+      case 1:
+        memory_.store<uint8_t>(t, element, 0);
+        break;
+      case 2:
+        memory_.store<uint16_t>(t, element, 0);
+        break;
+      case 4:
+        memory_.store<uint32_t>(t, element, 0);
+        break;
+      default:
+        memory_.store<uint64_t>(t, element, 0);
+        break;
     }
   }
   void line(char kind, uint64_t address, int size) {
@@ -240,11 +257,11 @@ TEST(TraceStream, ModifyIsALoadThenAStore) {
 TEST(TraceStream, EventsOutsideTheBuffersAreIgnored) {
   Script s(32, 32);
   for (int i = 0; i < 8; ++i) {
-    s.load_other(100 + i, 4);  // weights
+    s.load_other(100 + i, 4);   // weights
     s.store_other(200 + i, 8);  // the stack
     s.load_input(i, 4);
-    s.load_output(i, 4);   // reading the output does not count as reading the input
-    s.store_input(i, 4);   // nor writing the input as writing the output
+    s.load_output(i, 4);  // reading the output does not count as reading the input
+    s.store_input(i, 4);  // nor writing the input as writing the output
     s.store_output(i, 4);
   }
   s.load_output(0, 4);
@@ -274,10 +291,16 @@ TEST(TraceStream, RandomStreamsEqualAddressMemory) {
     for (int e = 0; e < events; ++e) {
       switch (std::uniform_int_distribution<int>(0, 4)(gen)) {
         case 0:
-        case 1: s.load_input(std::uniform_int_distribution<int>(0, in_elements - 1)(gen), width); break;
+        case 1:
+          s.load_input(std::uniform_int_distribution<int>(0, in_elements - 1)(gen), width);
+          break;
         case 2:
-        case 3: s.store_output(std::uniform_int_distribution<int>(0, out_elements - 1)(gen), width); break;
-        default: s.load_other(std::uniform_int_distribution<int>(0, 9)(gen), width); break;
+        case 3:
+          s.store_output(std::uniform_int_distribution<int>(0, out_elements - 1)(gen), width);
+          break;
+        default:
+          s.load_other(std::uniform_int_distribution<int>(0, 9)(gen), width);
+          break;
       }
     }
     ASSERT_EQ(traced_overlap(s), s.address_memory_overlap()) << "trial " << trial;
@@ -338,7 +361,8 @@ TEST(TraceStream, TheCommandLineReadsASavedLog) {
     s.store_output(3 - i, 4);  // backwards: after writing bytes 12..15, byte 0 is still to be read
     s.load_input(3 - i, 4);
   }
-  const std::string path = (std::filesystem::temp_directory_path() / fmt::format("dmo_trace_{}.log", ::getpid())).string();
+  const std::string path =
+      (std::filesystem::temp_directory_path() / fmt::format("dmo_trace_{}.log", ::getpid())).string();
   std::ofstream(path) << s.log("backwards copy");
   auto r = test::run_dmo({"trace", "--json", "--log", path});
   ASSERT_EQ(r.exit_status, 0) << r.err;
@@ -488,9 +512,10 @@ int64_t custom_conv_overlap() {
          tf = trace_programs::float_tensor(trace_programs::conv_filter_shape(s)),
          to = trace_programs::float_tensor(trace_programs::conv_output_shape(s));
   return address_overlap(to, [&](AddressMemory& mem) {
-    trace_programs::conv_output_channels_outermost(s, trace_programs::ref_to(ti, nullptr, trace_programs::kInput, false, true),
-                                                   trace_programs::ref_to(tf, nullptr, trace_programs::kWeights, false, false),
-                                                   trace_programs::ref_to(to, nullptr, trace_programs::kOutput, true, true), mem);
+    trace_programs::conv_output_channels_outermost(
+        s, trace_programs::ref_to(ti, nullptr, trace_programs::kInput, false, true),
+        trace_programs::ref_to(tf, nullptr, trace_programs::kWeights, false, false),
+        trace_programs::ref_to(to, nullptr, trace_programs::kOutput, true, true), mem);
   });
 }
 
@@ -513,8 +538,9 @@ int64_t dmo_conv_overlap() {
   const ConvShape s = trace_programs::kConvShape;
   GraphBuilder b("dmo conv");
   const int32_t input = b.add_tensor("input", DataType::kFloat32, trace_programs::conv_input_shape(s));
-  const int32_t filter = b.add_constant_values<float>("filter", DataType::kFloat32, trace_programs::conv_filter_shape(s),
-                                                      trace_programs::ramp(s.out_channels * s.kernel_h * s.kernel_w * s.in_channels, 0.25f));
+  const int32_t filter = b.add_constant_values<float>(
+      "filter", DataType::kFloat32, trace_programs::conv_filter_shape(s),
+      trace_programs::ramp(s.out_channels * s.kernel_h * s.kernel_w * s.in_channels, 0.25f));
   const int32_t output = b.add_tensor("output", DataType::kFloat32, trace_programs::conv_output_shape(s));
   b.add_op(OpKind::kConv2D, {input, filter}, {output}, Conv2DParams{Padding::kValid, 1, 1, 1, 1, Activation::kNone});
   b.set_inputs({input});
@@ -531,7 +557,8 @@ std::pair<bool, std::vector<float>> checked_custom_conv(int64_t overlap) {
          to = trace_programs::float_tensor(trace_programs::conv_output_shape(s));
   const int64_t input_offset = to.byte_size - overlap;
   std::vector<uint8_t> arena(static_cast<size_t>(std::max(to.byte_size, input_offset + ti.byte_size)), 0);
-  std::vector<float> input = trace_programs::ramp(ti.element_count, 0.5f), filter = trace_programs::ramp(tf.element_count, 0.25f);
+  std::vector<float> input = trace_programs::ramp(ti.element_count, 0.5f),
+                     filter = trace_programs::ramp(tf.element_count, 0.25f);
   std::memcpy(arena.data() + input_offset, input.data(), static_cast<size_t>(ti.byte_size));
   CheckingMemory memory(arena.data(), static_cast<int64_t>(arena.size()));
   memory.begin_op(0);
@@ -590,9 +617,9 @@ std::string binary_dir() { return std::filesystem::path(DMO_BINARY).parent_path(
 
 // Skips the test when traces cannot run here; fails when they should but
 // the programs were not built.
-#define DMO_REQUIRE_VALGRIND()                                                                        \
-  do {                                                                                                \
-    if (kSanitized) GTEST_SKIP() << "sanitizer build: its programs cannot run under valgrind";        \
+#define DMO_REQUIRE_VALGRIND()                                                                       \
+  do {                                                                                               \
+    if (kSanitized) GTEST_SKIP() << "sanitizer build: its programs cannot run under valgrind";       \
     if (!valgrind_available()) GTEST_SKIP() << "valgrind is not installed: skipping the trace test"; \
   } while (0)
 
@@ -628,7 +655,8 @@ TEST(TraceCustomKernels, TraceEqualsTheirAddressMemoryAndDiffersFromDmosConv) {
   EXPECT_EQ(a->safe_overlap, custom_matmul_overlap(true));
   EXPECT_EQ(b->safe_overlap, custom_matmul_overlap(false));
   const ConvShape s = trace_programs::kConvShape;
-  EXPECT_EQ(conv->loads, int64_t{s.out_height()} * s.out_width() * s.out_channels * s.kernel_h * s.kernel_w * s.in_channels);
+  EXPECT_EQ(conv->loads,
+            int64_t{s.out_height()} * s.out_width() * s.out_channels * s.kernel_h * s.kernel_w * s.in_channels);
   EXPECT_EQ(conv->stores, int64_t{s.out_height()} * s.out_width() * s.out_channels);
   std::cout << fmt::format("custom conv O_s {} (dmo's conv {}), matmul A {}, matmul B {}\n", conv->safe_overlap,
                            dmo_conv_overlap(), a->safe_overlap, b->safe_overlap);
@@ -636,7 +664,8 @@ TEST(TraceCustomKernels, TraceEqualsTheirAddressMemoryAndDiffersFromDmosConv) {
 
 TEST(TraceCli, TracesAProgramToJsonAndSvg) {
   DMO_REQUIRE_VALGRIND();
-  const std::string svg = (std::filesystem::temp_directory_path() / fmt::format("dmo_trace_{}.svg", ::getpid())).string();
+  const std::string svg =
+      (std::filesystem::temp_directory_path() / fmt::format("dmo_trace_{}.svg", ::getpid())).string();
   auto r = test::run_dmo({"trace", "--json", "--svg", svg, "--layer", "custom matmul B", "--",
                           binary_dir() + "/dmo_trace_custom_kernels", "conv", "matmul"});
   ASSERT_EQ(r.exit_status, 0) << r.err;
@@ -697,8 +726,10 @@ TEST(TraceCli, TracesOpsOfAModelThroughTheHarness) {
       EXPECT_EQ(l["kind"], "FULLY_CONNECTED");
       EXPECT_EQ(l["vectorised"], *novec == 0);
       EXPECT_GT(l["events"].get<int64_t>(), 0);
-      if (*novec) EXPECT_EQ(l["safe_overlap_bytes"], l["algorithmic_bytes"]) << l.dump();
-      else EXPECT_GE(l["safe_overlap_bytes"].get<int64_t>(), l["algorithmic_bytes"].get<int64_t>()) << l.dump();
+      if (*novec)
+        EXPECT_EQ(l["safe_overlap_bytes"], l["algorithmic_bytes"]) << l.dump();
+      else
+        EXPECT_GE(l["safe_overlap_bytes"].get<int64_t>(), l["algorithmic_bytes"].get<int64_t>()) << l.dump();
     }
   }
   auto r = test::run_dmo({"trace", "--model", model, "--op", "3"});
@@ -765,9 +796,11 @@ std::vector<int64_t> trace_cases(const std::vector<KernelCase>& cases, bool nove
   std::vector<TracedGraph> graphs;
   for (const auto& c : cases) graphs.push_back({c.config.graph, {0}});
   const std::string bundle =
-      (std::filesystem::temp_directory_path() / fmt::format("dmo_trace_kernels_{}_{}.bundle", ::getpid(), novec)).string();
+      (std::filesystem::temp_directory_path() / fmt::format("dmo_trace_kernels_{}_{}.bundle", ::getpid(), novec))
+          .string();
   write_graph_bundle(bundle, graphs);
-  run = trace_program({binary_dir() + (novec ? "/dmo_op_harness_novec" : "/dmo_op_harness"), "--bundle", bundle}, quiet());
+  run = trace_program({binary_dir() + (novec ? "/dmo_op_harness_novec" : "/dmo_op_harness"), "--bundle", bundle},
+                      quiet());
   std::filesystem::remove(bundle);
   std::map<std::string, int64_t> by_name;
   for (const auto& l : run.layers) by_name[l.name] = l.safe_overlap;
@@ -791,9 +824,12 @@ std::map<std::string, Tally> tally(const std::vector<KernelCase>& cases, const s
     ++t.configs;
     t.events += events[cases[i].layer];
     t.real += cases[i].config.origin != "random";
-    if (traced[i] == cases[i].algorithmic) ++t.equal;
-    else if (traced[i] > cases[i].algorithmic) ++t.greater;
-    else ++t.less;
+    if (traced[i] == cases[i].algorithmic)
+      ++t.equal;
+    else if (traced[i] > cases[i].algorithmic)
+      ++t.greater;
+    else
+      ++t.less;
   }
   return per_kind;
 }
@@ -801,15 +837,15 @@ std::map<std::string, Tally> tally(const std::vector<KernelCase>& cases, const s
 void print_tally(const std::map<std::string, Tally>& per_kind, const TraceRun& run, const char* what) {
   int64_t in_layers = 0, kept = 0;
   for (const auto& l : run.layers) in_layers += l.instructions, kept += l.events();
-  std::cout << fmt::format("{}: {} layers, {} trace lines, {} memory events ({} kept), {} instructions ({} in layers) "
-                           "in {:.1f} s\n",
-                           what, run.layers.size(), run.lines, run.memory_events, kept, run.instructions, in_layers,
-                           run.seconds);
-  std::cout << fmt::format("{:<20} {:>7} {:>5} {:>6} {:>8} {:>5} {:>8}\n", "kernel", "configs", "real", "equal", "greater",
-                           "less", "events");
+  std::cout << fmt::format(
+      "{}: {} layers, {} trace lines, {} memory events ({} kept), {} instructions ({} in layers) "
+      "in {:.1f} s\n",
+      what, run.layers.size(), run.lines, run.memory_events, kept, run.instructions, in_layers, run.seconds);
+  std::cout << fmt::format("{:<20} {:>7} {:>5} {:>6} {:>8} {:>5} {:>8}\n", "kernel", "configs", "real", "equal",
+                           "greater", "less", "events");
   for (const auto& [kind, t] : per_kind) {
-    std::cout << fmt::format("{:<20} {:>7} {:>5} {:>6} {:>8} {:>5} {:>8}\n", kind, t.configs, t.real, t.equal, t.greater,
-                             t.less, t.events);
+    std::cout << fmt::format("{:<20} {:>7} {:>5} {:>6} {:>8} {:>5} {:>8}\n", kind, t.configs, t.real, t.equal,
+                             t.greater, t.less, t.events);
   }
 }
 

@@ -22,11 +22,20 @@ std::string escape(const std::string& text) {
   std::string out;
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -90,9 +99,10 @@ std::string dots(const Scale& s, const std::vector<AccessPoint>& points, const c
   for (const auto& p : points) {
     d += fmt::format("M{:.1f} {:.1f}h0", s.x(static_cast<double>(p.time)), s.y(static_cast<double>(p.offset)));
   }
-  return fmt::format("<path d=\"{}\" stroke=\"{}\" stroke-width=\"{}\" stroke-linecap=\"round\" "
-                     "stroke-opacity=\"0.6\" fill=\"none\"/>\n",
-                     d, colour, size);
+  return fmt::format(
+      "<path d=\"{}\" stroke=\"{}\" stroke-width=\"{}\" stroke-linecap=\"round\" "
+      "stroke-opacity=\"0.6\" fill=\"none\"/>\n",
+      d, colour, size);
 }
 
 }  // namespace
@@ -122,8 +132,8 @@ std::string access_picture_svg(const AccessPicture& p) {
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
       "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
       kWidth, kHeight);
-  svg += fmt::format("<text x=\"{}\" y=\"24\" font-size=\"16\" font-weight=\"bold\">{}</text>\n", kLeft,
-                     escape(p.name));
+  svg +=
+      fmt::format("<text x=\"{}\" y=\"24\" font-size=\"16\" font-weight=\"bold\">{}</text>\n", kLeft, escape(p.name));
   svg += fmt::format(
       "<text x=\"{}\" y=\"44\" font-size=\"14\">O_s = {} of {} output bytes (input {} bytes): the output may start "
       "{} bytes below the input</text>\n",
@@ -137,24 +147,27 @@ std::string access_picture_svg(const AccessPicture& p) {
   const double plot_bottom = kHeight - kBottom, plot_right = kWidth - kRight;
   for (double v : ticks(0, s.x_max)) {
     double x = s.x(v);
-    svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#eee\"/>"
-                       "<text x=\"{0:.1f}\" y=\"{3}\" text-anchor=\"middle\">{4}</text>\n",
-                       x, kTop, plot_bottom, plot_bottom + 16, tick_label(v));
+    svg += fmt::format(
+        "<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" stroke=\"#eee\"/>"
+        "<text x=\"{0:.1f}\" y=\"{3}\" text-anchor=\"middle\">{4}</text>\n",
+        x, kTop, plot_bottom, plot_bottom + 16, tick_label(v));
   }
   for (double v : ticks(s.y_min, s.y_max)) {
     double y = s.y(v);
-    svg += fmt::format("<line x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2}\" y2=\"{1:.1f}\" stroke=\"#eee\"/>"
-                       "<text x=\"{3}\" y=\"{4:.1f}\" text-anchor=\"end\">{5}</text>\n",
-                       kLeft, y, plot_right, kLeft - 6, y + 4, tick_label(v));
+    svg += fmt::format(
+        "<line x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2}\" y2=\"{1:.1f}\" stroke=\"#eee\"/>"
+        "<text x=\"{3}\" y=\"{4:.1f}\" text-anchor=\"end\">{5}</text>\n",
+        kLeft, y, plot_right, kLeft - 6, y + 4, tick_label(v));
   }
-  svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#333\"/>\n", kLeft, kTop,
-                     plot_right - kLeft, plot_bottom - kTop);
+  svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#333\"/>\n", kLeft,
+                     kTop, plot_right - kLeft, plot_bottom - kTop);
   if (s.y_min < 0) {
     svg += fmt::format("<line x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2}\" y2=\"{1:.1f}\" stroke=\"#999\"/>\n", kLeft, s.y(0),
                        plot_right);
   }
-  svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">time (instructions since the layer began)</text>\n",
-                     (kLeft + plot_right) / 2, plot_bottom + 34);
+  svg +=
+      fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">time (instructions since the layer began)</text>\n",
+                  (kLeft + plot_right) / 2, plot_bottom + 34);
   svg += fmt::format(
       "<text transform=\"translate(22 {}) rotate(-90)\" text-anchor=\"middle\">byte offset in its buffer</text>\n",
       (kTop + plot_bottom) / 2);
@@ -165,9 +178,8 @@ std::string access_picture_svg(const AccessPicture& p) {
   svg += fmt::format("<path d=\"{}\" stroke=\"{}\" stroke-width=\"2\" stroke-opacity=\"0.75\" fill=\"none\"/>\n",
                      step_path(s, max_write, -1, p.bin_width, 0), kWriteFrontierColour);
   if (gap > 0) {
-    svg += fmt::format(
-        "<path d=\"{}\" stroke=\"{}\" stroke-width=\"2\" stroke-dasharray=\"6 4\" fill=\"none\"/>\n",
-        step_path(s, max_write, -1, p.bin_width, gap), kShiftedColour);
+    svg += fmt::format("<path d=\"{}\" stroke=\"{}\" stroke-width=\"2\" stroke-dasharray=\"6 4\" fill=\"none\"/>\n",
+                       step_path(s, max_write, -1, p.bin_width, gap), kShiftedColour);
   }
   svg += dots(s, p.read_points, kReadColour, 3.2);
   svg += dots(s, p.write_points, kWriteColour, 1.8);
@@ -197,9 +209,10 @@ std::string access_picture_svg(const AccessPicture& p) {
     if (e.dot) {
       svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\"/>", lx + 8, ly - 4, e.colour);
     } else {
-      svg += fmt::format("<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\" stroke-width=\"2\" "
-                         "stroke-dasharray=\"{}\"/>",
-                         lx, ly - 4, lx + 18, ly - 4, e.colour, e.dash);
+      svg += fmt::format(
+          "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\" stroke-width=\"2\" "
+          "stroke-dasharray=\"{}\"/>",
+          lx, ly - 4, lx + 18, ly - 4, e.colour, e.dash);
     }
     svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"11\">{}</text>\n", lx + 22, ly, escape(e.text));
     lx += width;

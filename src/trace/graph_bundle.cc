@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
-#include <algorithm>
 #include <type_traits>
 
 #include "dmo/error.h"
@@ -53,7 +53,8 @@ class Reader {
   bool boolean() { return scalar<uint8_t>() != 0; }
   size_t size() {
     uint64_t n = scalar<uint64_t>();
-    if (n > bytes_.size() - at_ && n > 0) fail(fmt::format("a count of {} exceeds the {} bytes left", n, bytes_.size() - at_));
+    if (n > bytes_.size() - at_ && n > 0)
+      fail(fmt::format("a count of {} exceeds the {} bytes left", n, bytes_.size() - at_));
     return static_cast<size_t>(n);
   }
   std::string string() {

@@ -35,7 +35,8 @@ bool parse_address_size(std::string_view s, uint64_t& address, uint64_t& size) {
   }
   if (digits == 0 || i >= s.size() || s[i] != ',') return false;
   size_t size_digits = 0;
-  for (++i; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i, ++size_digits) size = size * 10 + static_cast<uint64_t>(s[i] - '0');
+  for (++i; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i, ++size_digits)
+    size = size * 10 + static_cast<uint64_t>(s[i] - '0');
   return size_digits > 0;
 }
 
@@ -171,15 +172,16 @@ void LackeyTraceReader::marker(std::string_view text, size_t at) {
 void LackeyTraceReader::begin_layer(std::string_view fields, std::string_view text) {
   size_t at = 0;
   uint64_t in_address = 0, in_bytes = 0, out_address = 0, out_bytes = 0;
-  bool ok = parse_unsigned(next_field(fields, at), 16, in_address) && parse_unsigned(next_field(fields, at), 10, in_bytes) &&
-            parse_unsigned(next_field(fields, at), 16, out_address) &&
-            parse_unsigned(next_field(fields, at), 10, out_bytes);
+  bool ok =
+      parse_unsigned(next_field(fields, at), 16, in_address) && parse_unsigned(next_field(fields, at), 10, in_bytes) &&
+      parse_unsigned(next_field(fields, at), 16, out_address) && parse_unsigned(next_field(fields, at), 10, out_bytes);
   while (at < fields.size() && fields[at] == ' ') ++at;
   std::string name(fields.substr(std::min(at, fields.size())));
   if (!ok || name.empty()) {
-    throw Error(fmt::format("trace: malformed layer marker '{}' (expected DMO_TRACE_BEGIN <input address> <input bytes> "
-                            "<output address> <output bytes> <name>)",
-                            text));
+    throw Error(
+        fmt::format("trace: malformed layer marker '{}' (expected DMO_TRACE_BEGIN <input address> <input bytes> "
+                    "<output address> <output bytes> <name>)",
+                    text));
   }
   if (open_) {
     throw Error(fmt::format("trace: layer '{}' begins inside layer '{}': layers must not nest", name, open_->name));
@@ -192,7 +194,8 @@ void LackeyTraceReader::begin_layer(std::string_view fields, std::string_view te
 void LackeyTraceReader::end_layer(std::string_view name) {
   if (!open_) throw Error(fmt::format("trace: layer '{}' ends but never began", name));
   if (name != open_->name) {
-    throw Error(fmt::format("trace: layer '{}' ends while layer '{}' is open: layers must not nest", name, open_->name));
+    throw Error(
+        fmt::format("trace: layer '{}' ends while layer '{}' is open: layers must not nest", name, open_->name));
   }
   LayerTrace done;
   done.name = open_->name;

@@ -1,13 +1,12 @@
 #include "dmo/trace/valgrind_runner.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <fmt/format.h>
 
 #include <cerrno>
 #include <chrono>
@@ -45,7 +44,7 @@ std::optional<std::string> find_executable(const std::string& name) {
     if (end == std::string::npos) end = dirs.size();
     std::string dir = dirs.substr(start, end - start);
     std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
-    struct stat st{};
+    struct stat st {};
     if (stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(candidate.c_str(), X_OK) == 0) {
       return candidate;
     }
@@ -189,13 +188,18 @@ TraceRun trace_program(const std::vector<std::string>& command, const TraceRunOp
   }
   const int status = child.wait();
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const std::string messages = reader.recent_messages();
+  // Valgrind's own account of the run, if it gave one, below our line.
+  std::string messages = reader.recent_messages();
+  if (!messages.empty()) {
+    messages.pop_back();
+    messages = fmt::format("\n{}", messages);
+  }
   if (WIFSIGNALED(status)) {
-    throw Error(fmt::format("trace: '{}' was killed by signal {} ({}) under valgrind\n{}", describe(command),
+    throw Error(fmt::format("trace: '{}' was killed by signal {} ({}) under valgrind{}", describe(command),
                             WTERMSIG(status), strsignal(WTERMSIG(status)), messages));
   }
   if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
-    throw Error(fmt::format("trace: '{}' exited with status {} under valgrind\n{}", describe(command),
+    throw Error(fmt::format("trace: '{}' exited with status {} under valgrind{}", describe(command),
                             WEXITSTATUS(status), messages));
   }
   reader.finish();

@@ -5,6 +5,8 @@
 // spatially so a trace stays short; weights, channels and quantization kept).
 #pragma once
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <functional>
@@ -12,8 +14,6 @@
 #include <random>
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "dmo/error.h"
 #include "dmo/model/lifetime.h"
@@ -30,14 +30,32 @@ struct KernelConfig {
 };
 
 inline const std::vector<OpKind>& all_kernel_kinds() {
-  static const std::vector<OpKind> kinds = {
-      OpKind::kConv2D,   OpKind::kDepthwiseConv2D, OpKind::kFullyConnected, OpKind::kAveragePool2D,
-      OpKind::kMaxPool2D, OpKind::kAdd,            OpKind::kSub,            OpKind::kMul,
-      OpKind::kSoftmax,  OpKind::kLogistic,        OpKind::kTanh,           OpKind::kRelu,
-      OpKind::kRelu6,    OpKind::kReluN1To1,       OpKind::kHardSwish,      OpKind::kReshape,
-      OpKind::kSqueeze,  OpKind::kConcatenation,   OpKind::kSplit,          OpKind::kPad,
-      OpKind::kPadV2,    OpKind::kMean,            OpKind::kStridedSlice,   OpKind::kQuantize,
-      OpKind::kDequantize, OpKind::kSvdf};
+  static const std::vector<OpKind> kinds = {OpKind::kConv2D,
+                                            OpKind::kDepthwiseConv2D,
+                                            OpKind::kFullyConnected,
+                                            OpKind::kAveragePool2D,
+                                            OpKind::kMaxPool2D,
+                                            OpKind::kAdd,
+                                            OpKind::kSub,
+                                            OpKind::kMul,
+                                            OpKind::kSoftmax,
+                                            OpKind::kLogistic,
+                                            OpKind::kTanh,
+                                            OpKind::kRelu,
+                                            OpKind::kRelu6,
+                                            OpKind::kReluN1To1,
+                                            OpKind::kHardSwish,
+                                            OpKind::kReshape,
+                                            OpKind::kSqueeze,
+                                            OpKind::kConcatenation,
+                                            OpKind::kSplit,
+                                            OpKind::kPad,
+                                            OpKind::kPadV2,
+                                            OpKind::kMean,
+                                            OpKind::kStridedSlice,
+                                            OpKind::kQuantize,
+                                            OpKind::kDequantize,
+                                            OpKind::kSvdf};
   return kinds;
 }
 
@@ -82,20 +100,28 @@ inline int64_t elements_of(const Shape& shape) {
 inline int64_t byte_width(DataType type) {
   switch (type) {
     case DataType::kInt8:
-    case DataType::kUInt8: return 1;
-    case DataType::kInt16: return 2;
-    case DataType::kInt64: return 8;
-    default: return 4;
+    case DataType::kUInt8:
+      return 1;
+    case DataType::kInt16:
+      return 2;
+    case DataType::kInt64:
+      return 8;
+    default:
+      return 4;
   }
 }
 
 // Activation quantization of a type (none for float and int32).
 inline Quantization activation_quant(DataType type, Rng& r) {
   switch (type) {
-    case DataType::kInt8: return per_tensor(r.real(0.02f, 0.2f), r.uniform(-20, 20));
-    case DataType::kUInt8: return per_tensor(r.real(0.02f, 0.2f), r.uniform(100, 150));
-    case DataType::kInt16: return per_tensor(r.real(0.0005f, 0.005f), 0);
-    default: return {};
+    case DataType::kInt8:
+      return per_tensor(r.real(0.02f, 0.2f), r.uniform(-20, 20));
+    case DataType::kUInt8:
+      return per_tensor(r.real(0.02f, 0.2f), r.uniform(100, 150));
+    case DataType::kInt16:
+      return per_tensor(r.real(0.0005f, 0.005f), 0);
+    default:
+      return {};
   }
 }
 
@@ -132,7 +158,9 @@ struct OneOp {
   std::vector<int32_t> inputs, outputs, variables;
 };
 
-inline Activation random_activation(Rng& r) { return r.pick<Activation>({Activation::kNone, Activation::kRelu, Activation::kRelu6}); }
+inline Activation random_activation(Rng& r) {
+  return r.pick<Activation>({Activation::kNone, Activation::kRelu, Activation::kRelu6});
+}
 
 // ------------------------------------------------------------ windowed ops
 
@@ -173,7 +201,8 @@ inline Graph random_conv(Rng& r, const std::string& source, bool depthwise) {
       std::vector<uint8_t> weights = r.bytes(filter_elements);
       for (auto& x : weights) x = x == 0x80 ? 0x81 : x;  // int8 weights avoid -128
       filter = m.b.add_constant("filter", type, filter_shape, weights, fq);
-      if (with_bias) bias = m.b.add_constant_values<int32_t>("bias", DataType::kInt32, {oc}, r.int32s(oc, -500, 500), bq);
+      if (with_bias)
+        bias = m.b.add_constant_values<int32_t>("bias", DataType::kInt32, {oc}, r.int32s(oc, -500, 500), bq);
     } else {
       const Quantization fq = per_tensor(r.real(0.005f, 0.05f), r.uniform(100, 150));
       filter = m.b.add_constant("filter", type, filter_shape, r.bytes(filter_elements), fq);
@@ -280,7 +309,9 @@ inline Graph random_softmax(Rng& r, const std::string& source) {
   const DataType type = r.pick<DataType>({DataType::kFloat32, DataType::kInt8, DataType::kUInt8});
   const Shape shape = r.chance(0.5) ? Shape{r.uniform(1, 3), r.uniform(1, 20)} : random_shape(r, 1, 4, 200);
   OneOp m(source);
-  const Quantization in_q = type == DataType::kFloat32 ? Quantization{} : per_tensor(r.real(0.05f, 0.2f), type == DataType::kInt8 ? r.uniform(-20, 20) : 128);
+  const Quantization in_q = type == DataType::kFloat32
+                                ? Quantization{}
+                                : per_tensor(r.real(0.05f, 0.2f), type == DataType::kInt8 ? r.uniform(-20, 20) : 128);
   const int32_t input = m.input("input", type, shape, in_q);
   Quantization out_q;
   if (type == DataType::kInt8) out_q = per_tensor(1.0f / 256, -128);
@@ -294,14 +325,14 @@ inline Graph random_conversion(Rng& r, const std::string& source, bool quantize)
     DataType in, out;
   };
   const Pair pair = quantize ? r.pick<Pair>({{DataType::kFloat32, DataType::kInt8},
-                                            {DataType::kFloat32, DataType::kUInt8},
-                                            {DataType::kFloat32, DataType::kInt16},
-                                            {DataType::kInt8, DataType::kInt8},
-                                            {DataType::kUInt8, DataType::kInt8},
-                                            {DataType::kInt16, DataType::kInt8}})
+                                             {DataType::kFloat32, DataType::kUInt8},
+                                             {DataType::kFloat32, DataType::kInt16},
+                                             {DataType::kInt8, DataType::kInt8},
+                                             {DataType::kUInt8, DataType::kInt8},
+                                             {DataType::kInt16, DataType::kInt8}})
                              : r.pick<Pair>({{DataType::kInt8, DataType::kFloat32},
-                                            {DataType::kUInt8, DataType::kFloat32},
-                                            {DataType::kInt16, DataType::kFloat32}});
+                                             {DataType::kUInt8, DataType::kFloat32},
+                                             {DataType::kInt16, DataType::kFloat32}});
   const Shape shape = random_shape(r, 1, 4, 300);
   OneOp m(source);
   const int32_t input = m.input("input", pair.in, shape, activation_quant(pair.in, r));
@@ -346,8 +377,8 @@ inline Graph random_reshape(Rng& r, const std::string& source, bool squeeze) {
   m.output("output", type, out, q);
   if (squeeze) return m.finish(OpKind::kSqueeze, {input}, SqueezeParams{});
   if (r.chance(0.5)) {
-    const int32_t shape = m.b.add_constant_values<int32_t>("shape", DataType::kInt32, {static_cast<int32_t>(out.size())},
-                                                           std::vector<int32_t>(out.begin(), out.end()));
+    const int32_t shape = m.b.add_constant_values<int32_t>(
+        "shape", DataType::kInt32, {static_cast<int32_t>(out.size())}, std::vector<int32_t>(out.begin(), out.end()));
     return m.finish(OpKind::kReshape, {input, shape}, ReshapeParams{});
   }
   ReshapeParams p;
@@ -373,8 +404,9 @@ inline Graph random_concatenation(Rng& r, const std::string& source) {
     op_inputs.push_back(m.input(fmt::format("input{}", i), type, s, q));
   }
   m.output("output", type, out, q);
-  return m.finish(OpKind::kConcatenation, op_inputs,
-                  ConcatenationParams{r.chance(0.3) ? axis - static_cast<int32_t>(base.size()) : axis, Activation::kNone});
+  return m.finish(
+      OpKind::kConcatenation, op_inputs,
+      ConcatenationParams{r.chance(0.3) ? axis - static_cast<int32_t>(base.size()) : axis, Activation::kNone});
 }
 
 inline Graph random_split(Rng& r, const std::string& source) {
@@ -407,8 +439,8 @@ inline Graph random_pad(Rng& r, const std::string& source, bool v2) {
   }
   OneOp m(source);
   const int32_t input = m.input("input", type, in, q);
-  const int32_t pads = m.b.add_constant_values<int32_t>("paddings", DataType::kInt32,
-                                                        {static_cast<int32_t>(in.size()), 2}, paddings);
+  const int32_t pads =
+      m.b.add_constant_values<int32_t>("paddings", DataType::kInt32, {static_cast<int32_t>(in.size()), 2}, paddings);
   m.output("output", type, out, q);
   std::vector<int32_t> op_inputs = {input, pads};
   if (v2) {
@@ -434,14 +466,17 @@ inline Graph random_mean(Rng& r, const std::string& source) {
   Shape out;
   for (int32_t d = 0; d < rank; ++d) {
     bool reduced = std::find(axes.begin(), axes.end(), d) != axes.end();
-    if (!reduced) out.push_back(in[static_cast<size_t>(d)]);
-    else if (keep_dims) out.push_back(1);
+    if (!reduced)
+      out.push_back(in[static_cast<size_t>(d)]);
+    else if (keep_dims)
+      out.push_back(1);
   }
   if (r.chance(0.3)) axes[0] -= rank;  // a negative axis
   OneOp m(source);
   const Quantization in_q = activation_quant(type, r);
   const int32_t input = m.input("input", type, in, in_q);
-  const int32_t axis = m.b.add_constant_values<int32_t>("axis", DataType::kInt32, {static_cast<int32_t>(axes.size())}, axes);
+  const int32_t axis =
+      m.b.add_constant_values<int32_t>("axis", DataType::kInt32, {static_cast<int32_t>(axes.size())}, axes);
   m.output("output", type, out, type == DataType::kInt16 ? in_q : activation_quant(type, r));
   return m.finish(OpKind::kMean, {input, axis}, ReducerParams{keep_dims});
 }
@@ -504,8 +539,8 @@ inline Graph random_strided_slice(Rng& r, const std::string& source) {
 
 inline Graph random_svdf(Rng& r, const std::string& source) {
   const bool float_svdf = r.chance(0.5);
-  const int32_t batch = r.uniform(1, 2), input_size = r.uniform(1, 8), rank = r.uniform(1, 2),
-                units = r.uniform(1, 4), memory = r.uniform(1, 4);
+  const int32_t batch = r.uniform(1, 2), input_size = r.uniform(1, 8), rank = r.uniform(1, 2), units = r.uniform(1, 4),
+                memory = r.uniform(1, 4);
   const int32_t filters = units * rank;
   OneOp m(source);
   SvdfParams p;
@@ -515,8 +550,10 @@ inline Graph random_svdf(Rng& r, const std::string& source) {
   if (float_svdf) {
     const DataType f = DataType::kFloat32;
     const int32_t input = m.input("input", f, {batch, input_size});
-    const int32_t wf = m.b.add_constant_values<float>("weights_feature", f, {filters, input_size}, r.floats(int64_t{filters} * input_size));
-    const int32_t wt = m.b.add_constant_values<float>("weights_time", f, {filters, memory}, r.floats(int64_t{filters} * memory));
+    const int32_t wf = m.b.add_constant_values<float>("weights_feature", f, {filters, input_size},
+                                                      r.floats(int64_t{filters} * input_size));
+    const int32_t wt =
+        m.b.add_constant_values<float>("weights_time", f, {filters, memory}, r.floats(int64_t{filters} * memory));
     const int32_t bias = with_bias ? m.b.add_constant_values<float>("bias", f, {units}, r.floats(units)) : kNoTensor;
     const int32_t state = m.b.add_tensor("state", f, {batch, memory * filters});
     m.variables.push_back(state);
@@ -525,14 +562,16 @@ inline Graph random_svdf(Rng& r, const std::string& source) {
   }
   const DataType time_type = r.chance(0.5) ? DataType::kInt16 : DataType::kInt8;
   const Quantization time_q = per_tensor(r.real(0.001f, 0.01f), 0), state_q = per_tensor(r.real(0.01f, 0.05f), 0);
-  const int32_t input = m.input("input", DataType::kInt8, {batch, input_size}, per_tensor(r.real(0.02f, 0.1f), r.uniform(-10, 10)));
+  const int32_t input =
+      m.input("input", DataType::kInt8, {batch, input_size}, per_tensor(r.real(0.02f, 0.1f), r.uniform(-10, 10)));
   const int32_t wf = m.b.add_constant("weights_feature", DataType::kInt8, {filters, input_size},
                                       r.bytes(int64_t{filters} * input_size), per_tensor(r.real(0.005f, 0.02f), 0));
   const int32_t wt = m.b.add_constant("weights_time", time_type, {filters, memory},
                                       r.bytes(int64_t{filters} * memory * byte_width(time_type)), time_q);
-  const int32_t bias = with_bias ? m.b.add_constant_values<int32_t>("bias", DataType::kInt32, {units}, r.int32s(units, -500, 500),
-                                                                    per_tensor(state_q.scale[0] * time_q.scale[0], 0))
-                                 : kNoTensor;
+  const int32_t bias =
+      with_bias ? m.b.add_constant_values<int32_t>("bias", DataType::kInt32, {units}, r.int32s(units, -500, 500),
+                                                   per_tensor(state_q.scale[0] * time_q.scale[0], 0))
+                : kNoTensor;
   const int32_t state = m.b.add_tensor("state", time_type, {batch, memory * filters}, state_q);
   m.variables.push_back(state);
   m.output("output", DataType::kInt8, {batch, units}, per_tensor(r.real(0.02f, 0.1f), r.uniform(-10, 10)));
@@ -546,42 +585,67 @@ inline Graph random_graph(OpKind kind, Rng& r, const std::string& source) {
   const std::vector<DataType> fiu16 = {DataType::kFloat32, DataType::kInt8, DataType::kUInt8, DataType::kInt16};
   auto same_quant = [](DataType, const Quantization& q) { return q; };
   switch (kind) {
-    case OpKind::kConv2D: return random_conv(r, source, false);
-    case OpKind::kDepthwiseConv2D: return random_conv(r, source, true);
-    case OpKind::kFullyConnected: return random_fully_connected(r, source);
+    case OpKind::kConv2D:
+      return random_conv(r, source, false);
+    case OpKind::kDepthwiseConv2D:
+      return random_conv(r, source, true);
+    case OpKind::kFullyConnected:
+      return random_fully_connected(r, source);
     case OpKind::kAveragePool2D:
-    case OpKind::kMaxPool2D: return random_pool(r, source, kind);
+    case OpKind::kMaxPool2D:
+      return random_pool(r, source, kind);
     case OpKind::kAdd:
     case OpKind::kSub:
-    case OpKind::kMul: return random_binary(r, source, kind);
-    case OpKind::kSoftmax: return random_softmax(r, source);
+    case OpKind::kMul:
+      return random_binary(r, source, kind);
+    case OpKind::kSoftmax:
+      return random_softmax(r, source);
     case OpKind::kLogistic:
       return random_unary(r, source, kind, fiu, [](DataType t, const Quantization&) {
-        return t == DataType::kInt8 ? per_tensor(1.0f / 256, -128) : t == DataType::kUInt8 ? per_tensor(1.0f / 256, 0) : Quantization{};
+        return t == DataType::kInt8    ? per_tensor(1.0f / 256, -128)
+               : t == DataType::kUInt8 ? per_tensor(1.0f / 256, 0)
+                                       : Quantization{};
       });
     case OpKind::kTanh:
       return random_unary(r, source, kind, fiu, [](DataType t, const Quantization&) {
-        return t == DataType::kInt8 ? per_tensor(1.0f / 128, 0) : t == DataType::kUInt8 ? per_tensor(1.0f / 128, 128) : Quantization{};
+        return t == DataType::kInt8    ? per_tensor(1.0f / 128, 0)
+               : t == DataType::kUInt8 ? per_tensor(1.0f / 128, 128)
+                                       : Quantization{};
       });
     case OpKind::kRelu:
-    case OpKind::kRelu6: return random_unary(r, source, kind, fiu16, same_quant);
-    case OpKind::kReluN1To1: return random_unary(r, source, kind, fiu, same_quant);
+    case OpKind::kRelu6:
+      return random_unary(r, source, kind, fiu16, same_quant);
+    case OpKind::kReluN1To1:
+      return random_unary(r, source, kind, fiu, same_quant);
     case OpKind::kHardSwish:
       return random_unary(r, source, kind, fiu, [&r](DataType t, const Quantization& in) {
-        return t == DataType::kFloat32 ? Quantization{} : per_tensor(in.scale[0] * r.real(0.5f, 1.5f), in.zero_point[0]);
+        return t == DataType::kFloat32 ? Quantization{}
+                                       : per_tensor(in.scale[0] * r.real(0.5f, 1.5f), in.zero_point[0]);
       });
-    case OpKind::kReshape: return random_reshape(r, source, false);
-    case OpKind::kSqueeze: return random_reshape(r, source, true);
-    case OpKind::kConcatenation: return random_concatenation(r, source);
-    case OpKind::kSplit: return random_split(r, source);
-    case OpKind::kPad: return random_pad(r, source, false);
-    case OpKind::kPadV2: return random_pad(r, source, true);
-    case OpKind::kMean: return random_mean(r, source);
-    case OpKind::kStridedSlice: return random_strided_slice(r, source);
-    case OpKind::kQuantize: return random_conversion(r, source, true);
-    case OpKind::kDequantize: return random_conversion(r, source, false);
-    case OpKind::kSvdf: return random_svdf(r, source);
-    default: throw Error(fmt::format("no random configuration for builtin code {}", static_cast<int>(kind)));
+    case OpKind::kReshape:
+      return random_reshape(r, source, false);
+    case OpKind::kSqueeze:
+      return random_reshape(r, source, true);
+    case OpKind::kConcatenation:
+      return random_concatenation(r, source);
+    case OpKind::kSplit:
+      return random_split(r, source);
+    case OpKind::kPad:
+      return random_pad(r, source, false);
+    case OpKind::kPadV2:
+      return random_pad(r, source, true);
+    case OpKind::kMean:
+      return random_mean(r, source);
+    case OpKind::kStridedSlice:
+      return random_strided_slice(r, source);
+    case OpKind::kQuantize:
+      return random_conversion(r, source, true);
+    case OpKind::kDequantize:
+      return random_conversion(r, source, false);
+    case OpKind::kSvdf:
+      return random_svdf(r, source);
+    default:
+      throw Error(fmt::format("no random configuration for builtin code {}", static_cast<int>(kind)));
   }
 }
 
@@ -692,8 +756,8 @@ inline bool crop_window_op(Graph& g, int32_t size) {
 
 // Distinct ops of `kind` from the models, at most `per_kind`, each made to
 // cost at most `max_work`.
-inline std::vector<KernelConfig> real_model_configs(const std::vector<std::pair<std::string, Graph>>& models, OpKind kind,
-                                                    size_t per_kind, int64_t max_work) {
+inline std::vector<KernelConfig> real_model_configs(const std::vector<std::pair<std::string, Graph>>& models,
+                                                    OpKind kind, size_t per_kind, int64_t max_work) {
   std::vector<KernelConfig> configs;
   std::vector<std::vector<uint8_t>> seen;
   for (const auto& [name, graph] : models) {

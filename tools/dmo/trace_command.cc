@@ -71,7 +71,8 @@ std::string text_table(const TraceRun& run, const std::vector<OpRow>& ops, bool 
       out += fmt::format("op {} ({}): no activation input and output to trace\n", r.op, r.kind);
     }
   }
-  if (with_ops) out += fmt::format("kernels: {}\n", novec ? "compiled without auto-vectorisation" : "as built (vectorised)");
+  if (with_ops)
+    out += fmt::format("kernels: {}\n", novec ? "compiled without auto-vectorisation" : "as built (vectorised)");
   out += fmt::format("{} layers; {} trace lines, {} memory events in {:.2f} s ({:.0f} events/s)\n", run.layers.size(),
                      run.lines, run.memory_events, run.seconds,
                      run.seconds > 0 ? static_cast<double>(run.memory_events) / run.seconds : 0.0);
@@ -146,7 +147,8 @@ Command add_trace_command(CLI::App& app) {
     if (o->model.empty() && (!o->ops.empty() || o->novec || o->no_prefix)) {
       throw Error("trace: --op, --novec and --no-prefix go with --model");
     }
-    if (!o->layer.empty() && o->svg.empty()) throw Error("trace: --layer chooses the layer --svg draws; give --svg FILE");
+    if (!o->layer.empty() && o->svg.empty())
+      throw Error("trace: --layer chooses the layer --svg draws; give --svg FILE");
     TraceRunOptions options;
     options.reader.picture = !o->svg.empty();
     options.reader.picture_layer = o->layer;
@@ -190,8 +192,11 @@ Command add_trace_command(CLI::App& app) {
       }
       write_text_file(o->svg, access_picture_svg(*run.picture));
     }
-    if (o->json) std::cout << json_report(run, o->log.empty() ? command : std::vector<std::string>{o->log}, ops, o->novec).dump(2) << '\n';
-    else std::cout << text_table(run, ops, o->novec);
+    if (o->json)
+      std::cout << json_report(run, o->log.empty() ? command : std::vector<std::string>{o->log}, ops, o->novec).dump(2)
+                << '\n';
+    else
+      std::cout << text_table(run, ops, o->novec);
     return 0;
   };
 }

@@ -91,7 +91,8 @@ void run_graph(const Graph& graph, std::vector<int32_t> ops, const Options& opti
     } else {
       for (int32_t t : sg.ops[static_cast<size_t>(op)].inputs) {
         if (t == kNoTensor || !tflm_plans_tensor(sg.tensors[static_cast<size_t>(t)])) continue;
-        interpreter.set_tensor(t, tensor_pattern(sg.tensors[static_cast<size_t>(t)], options.seed + static_cast<uint32_t>(t)));
+        interpreter.set_tensor(
+            t, tensor_pattern(sg.tensors[static_cast<size_t>(t)], options.seed + static_cast<uint32_t>(t)));
       }
     }
     trace_op(interpreter, graph, pairs[static_cast<size_t>(op)], op);
@@ -102,7 +103,8 @@ void run_graph(const Graph& graph, std::vector<int32_t> ops, const Options& opti
 int parse_int(const std::string& text, const char* what) {
   int value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size()) throw Error(fmt::format("{} '{}' is not a number", what, text));
+  if (ec != std::errc() || end != text.data() + text.size())
+    throw Error(fmt::format("{} '{}' is not a number", what, text));
   return value;
 }
 
@@ -119,17 +121,22 @@ int run(int argc, char** argv) {
       if (i + 1 >= argc) throw Error(fmt::format("{} needs a value", arg));
       return argv[++i];
     };
-    if (arg == "--seed") options.seed = static_cast<uint32_t>(parse_int(value(), "--seed"));
-    else if (arg == "--no-prefix") options.run_prefix = false;
-    else if (arg == "--model") groups.push_back({value(), "", {}});
-    else if (arg == "--bundle") groups.push_back({"", value(), {}});
+    if (arg == "--seed")
+      options.seed = static_cast<uint32_t>(parse_int(value(), "--seed"));
+    else if (arg == "--no-prefix")
+      options.run_prefix = false;
+    else if (arg == "--model")
+      groups.push_back({value(), "", {}});
+    else if (arg == "--bundle")
+      groups.push_back({"", value(), {}});
     else if (arg == "--op") {
       if (groups.empty() || groups.back().model.empty()) throw Error("--op must follow a --model");
       groups.back().ops.push_back(parse_int(value(), "--op"));
     } else {
-      throw Error(fmt::format("unknown argument '{}'; usage: dmo_op_harness [--seed N] [--no-prefix] "
-                              "(--model MODEL --op N [--op N ...] | --bundle FILE)...",
-                              arg));
+      throw Error(
+          fmt::format("unknown argument '{}'; usage: dmo_op_harness [--seed N] [--no-prefix] "
+                      "(--model MODEL --op N [--op N ...] | --bundle FILE)...",
+                      arg));
     }
   }
   if (groups.empty()) throw Error("nothing to run: give --model MODEL --op N or --bundle FILE");

@@ -24,7 +24,7 @@ struct TraceRun {
   int64_t lines = 0;
   int64_t memory_events = 0;  // all loads, stores and modifies of the program
   int64_t instructions = 0;
-  double seconds = 0;         // wall time of the run
+  double seconds = 0;  // wall time of the run
 };
 
 // Throws dmo::Error when valgrind is not installed, the program cannot be
