@@ -112,5 +112,55 @@ TEST(CliPlan, ReportsDmoFiguresAndDrawsSvg) {
   std::filesystem::remove(svg);
 }
 
+TEST(CliPlan, WalksAscendingKeepsToTfliteOrder) {
+  // With analytic O_s some of this model's convs save bytes walking descending.
+  auto any = run_dmo({"plan", "mobilenet_v1_0.25_128_int8", "--overlap", "analytic", "--alignment", "4", "--json"});
+  ASSERT_EQ(any.exit_status, 0) << any.err;
+  auto j = nlohmann::json::parse(any.out);
+  EXPECT_FALSE(j["descending_ops"].empty());
+  EXPECT_LT(j["dmo_bytes"].get<int64_t>(), j["dmo_ascending_bytes"].get<int64_t>());
+  for (int32_t op : j["descending_ops"]) EXPECT_EQ(j["ops"][static_cast<size_t>(op)]["walk"], "descending");
+
+  auto ascending = run_dmo({"plan", "mobilenet_v1_0.25_128_int8", "--overlap", "analytic", "--alignment", "4",
+                            "--walks", "ascending", "--json"});
+  ASSERT_EQ(ascending.exit_status, 0) << ascending.err;
+  auto k = nlohmann::json::parse(ascending.out);
+  EXPECT_TRUE(k["descending_ops"].empty());
+  EXPECT_EQ(k["dmo_bytes"], j["dmo_ascending_bytes"]);
+  EXPECT_EQ(k["dmo_ascending_bytes"], k["dmo_bytes"]);
+}
+
+TEST(CliVerify, PlanFileWalkingAnOpDescendingThatCannotIsExit2) {
+  // Zoo MobileNet v1: op 0 is a conv (may walk descending), op 29 a
+  // reshape (may not).
+  auto plan_json = nlohmann::json::parse(run_dmo({"plan", "mobilenet_v1_0.25_128_int8", "--json"}).out);
+  ASSERT_EQ(plan_json["ops"][29]["op"], "RESHAPE");
+  nlohmann::json placement = {{"arena_bytes", plan_json["naive_bytes"].get<int64_t>() * 2}};
+  nlohmann::json offsets = nlohmann::json::array();
+  int64_t next = 0;
+  for (const auto& t : plan_json["tensors"]) {
+    if (t["planned"].get<bool>()) {
+      offsets.push_back(next);
+      next += (t["bytes"].get<int64_t>() + 15) / 16 * 16;
+    } else {
+      offsets.push_back(-1);
+    }
+  }
+  placement["offsets"] = offsets;
+  const std::string file = temp_path("descending_plan.json");
+  placement["descending_ops"] = {0};  // nothing shared: any walk is safe
+  std::ofstream(file) << placement.dump();
+  auto ok = run_dmo({"verify", "mobilenet_v1_0.25_128_int8", "--plan", file});
+  EXPECT_EQ(ok.exit_status, 0) << ok.out << ok.err;
+  EXPECT_NE(ok.out.find("1 op walking descending"), std::string::npos) << ok.out;
+
+  placement["descending_ops"] = {0, 29};
+  std::ofstream(file) << placement.dump();
+  auto bad = run_dmo({"verify", "mobilenet_v1_0.25_128_int8", "--plan", file});
+  EXPECT_EQ(bad.exit_status, 2);
+  EXPECT_NE(bad.err.find("op 29 (RESHAPE)"), std::string::npos) << bad.err;
+  std::filesystem::remove(file);
+}
+
 }  // namespace
 }  // namespace dmo

@@ -1,7 +1,8 @@
 // The checker can fail: placing an op's dying input one element closer to
 // its output than the algorithmic safe overlap allows is reported as a
 // clobber at that op, while the placement at exactly O_s runs clean and
-// bit-exact. Checked on conv, depthwise and pooling layers of real models.
+// bit-exact. Checked on conv, depthwise and pooling layers of real models,
+// walking ascending and descending.
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -63,6 +64,43 @@ TEST_P(ClobberDetection, OneElementPastSafeOverlapIsAClobber) {
     EXPECT_EQ(unsafe.clobber->op, pair.op);
     EXPECT_EQ(unsafe.clobber->tensor, pair.input);
     if (++checked == 3) break;  // a few layers per model keep the suite fast
+  }
+  EXPECT_GT(checked, 0) << "no " << builtin_op_name(static_cast<int32_t>(GetParam().kind)) << " layer checked";
+}
+
+// The mirror image, the op walking descending: output `displacement` bytes
+// above the input's start.
+TensorPlacement overlapping_above(const Subgraph& sg, const OverlapCandidate& pair, int64_t displacement) {
+  TensorPlacement p = overlapping(sg, pair, -displacement);
+  p.descending_ops = {pair.op};
+  return p;
+}
+
+TEST_P(ClobberDetection, OneElementPastDescendingSafeOverlapIsAClobber) {
+  DMO_REQUIRE_SHARED(shared);
+  Graph graph = read_tflite_file(shared + "/models/" + GetParam().model + ".tflite");
+  const Subgraph& sg = graph.main();
+  std::vector<uint8_t> input = pattern_input(sg, 1);
+  int checked = 0;
+  for (const OverlapCandidate& pair : overlap_candidates(sg, false)) {
+    if (!pair.input_dies || !sg.ops[static_cast<size_t>(pair.op)].is(GetParam().kind)) continue;
+    const int64_t os = algorithmic_safe_overlap(graph, pair.op, pair.input, pair.output, /*descending=*/true);
+    const int64_t element = pair.output_bytes / sg.tensors[static_cast<size_t>(pair.output)].element_count;
+    const int64_t displacement = pair.input_bytes - os;
+    SCOPED_TRACE(fmt::format("op {} ({}) descending, O_s {} of {}", pair.op, sg.ops[static_cast<size_t>(pair.op)].name(),
+                             os, pair.output_bytes));
+    VerifyResult safe = verify_placement(graph, overlapping_above(sg, pair, displacement), input);
+    EXPECT_TRUE(safe.ok()) << safe.describe(graph);
+    if (os == pair.output_bytes) {  // all of the output fits over the input's end (pooling)
+      ++checked;
+      continue;
+    }
+
+    VerifyResult unsafe = verify_placement(graph, overlapping_above(sg, pair, displacement - element), input);
+    ASSERT_TRUE(unsafe.clobber.has_value()) << unsafe.describe(graph);
+    EXPECT_EQ(unsafe.clobber->op, pair.op);
+    EXPECT_EQ(unsafe.clobber->tensor, pair.input);
+    if (++checked == 3) break;
   }
   EXPECT_GT(checked, 0) << "no " << builtin_op_name(static_cast<int32_t>(GetParam().kind)) << " layer checked";
 }

@@ -19,7 +19,7 @@ Tensor float_tensor(int64_t elements) {
 TEST(AddressMemory, ElementwiseInOrderOverlapsCompletely) {
   Tensor in = float_tensor(8), out = float_tensor(8);
   TensorRef i{&in, nullptr, 0, false, true}, o{&out, nullptr, 1, true, true};
-  AddressMemory mem(0, 1, out.byte_size);
+  AddressMemory mem(0, 1, in.byte_size, out.byte_size);
   for (int64_t k = 0; k < 8; ++k) mem.store<float>(o, k, mem.load<float>(i, k));
   EXPECT_EQ(mem.safe_overlap(), 32);
   EXPECT_EQ(mem.writes(), 8);
@@ -30,7 +30,7 @@ TEST(AddressMemory, ReadingAheadStillAllowsInPlace) {
   // never read again, so writing over it in place is safe.
   Tensor in = float_tensor(9), out = float_tensor(8);
   TensorRef i{&in, nullptr, 0, false, true}, o{&out, nullptr, 1, true, true};
-  AddressMemory mem(0, 1, out.byte_size);
+  AddressMemory mem(0, 1, in.byte_size, out.byte_size);
   for (int64_t k = 0; k < 8; ++k) {
     mem.load<float>(i, k);
     mem.load<float>(i, k + 1);
@@ -44,7 +44,7 @@ TEST(AddressMemory, ReductionBeforeAnyWriteAllowsNoOverlap) {
   // byte written early must not cover any input byte.
   Tensor in = float_tensor(4), out = float_tensor(3);
   TensorRef i{&in, nullptr, 0, false, true}, o{&out, nullptr, 1, true, true};
-  AddressMemory mem(0, 1, out.byte_size);
+  AddressMemory mem(0, 1, in.byte_size, out.byte_size);
   for (int64_t r = 0; r < 3; ++r) {
     for (int64_t c = 0; c < 4; ++c) mem.load<float>(i, c);
     mem.store<float>(o, r, 0.0f);
@@ -58,12 +58,39 @@ TEST(AddressMemory, ReductionBeforeAnyWriteAllowsNoOverlap) {
 TEST(AddressMemory, IgnoresOtherTensors) {
   Tensor in = float_tensor(4), other = float_tensor(4), out = float_tensor(4);
   TensorRef i{&in, nullptr, 0, false, true}, x{&other, nullptr, 5, false, true}, o{&out, nullptr, 1, true, true};
-  AddressMemory mem(0, 1, out.byte_size);
+  AddressMemory mem(0, 1, in.byte_size, out.byte_size);
   for (int64_t k = 0; k < 4; ++k) {
     mem.load<float>(x, 0);
     mem.store<float>(o, k, mem.load<float>(i, k));
   }
   EXPECT_EQ(mem.safe_overlap(), 16);
+}
+
+TEST(AddressMemory, MirroredMeasuresADescendingWalk) {
+  // Output element k reads inputs k and k+1, walked from the last k down.
+  // Walking descending, input element k+1 is dead once output k is written,
+  // but input k is still read by output k-1: an output placed above the
+  // input may cover all but the input's first element (of the 9), so the
+  // input's end may overlap the output's start by 8 elements.
+  Tensor in = float_tensor(9), out = float_tensor(8);
+  TensorRef i{&in, nullptr, 0, false, true}, o{&out, nullptr, 1, true, true};
+  AddressMemory mem(0, 1, in.byte_size, out.byte_size, /*mirrored=*/true);
+  for (int64_t k = 7; k >= 0; --k) {
+    mem.load<float>(i, k);
+    mem.load<float>(i, k + 1);
+    mem.store<float>(o, k, 0.0f);
+  }
+  EXPECT_EQ(mem.safe_overlap(), 32);
+
+  // The same reads walked ascending leave nothing to overlap at the input's
+  // end: the last output element is written last, after input 0 is read.
+  AddressMemory wrong_way(0, 1, in.byte_size, out.byte_size, /*mirrored=*/true);
+  for (int64_t k = 0; k < 8; ++k) {
+    wrong_way.load<float>(i, k);
+    wrong_way.load<float>(i, k + 1);
+    wrong_way.store<float>(o, k, 0.0f);
+  }
+  EXPECT_EQ(wrong_way.safe_overlap(), 0);
 }
 
 TEST(CheckingMemory, FlagsReadOfOverwrittenInputByte) {

@@ -126,5 +126,73 @@ TEST(OverlapProperty, AnalyticNeverExceedsAlgorithmicAndIsSafe) {
   }
 }
 
+// Output `displacement` bytes above the input's start (below when
+// negative: a larger output may cover all of its input), its op walking
+// descending.
+TensorPlacement displaced_above(const Subgraph& sg, int64_t displacement) {
+  const Tensor& in = sg.tensors[0];
+  const Tensor& out = sg.tensors[sg.outputs[0]];
+  TensorPlacement p;
+  p.offsets.assign(sg.tensors.size(), -1);
+  const int64_t in_at = std::max<int64_t>(0, -displacement);
+  p.offsets[0] = in_at;
+  p.offsets[static_cast<size_t>(sg.outputs[0])] = in_at + displacement;
+  p.arena_size = std::max(in_at + in.byte_size, in_at + displacement + out.byte_size);
+  p.descending_ops = {0};
+  return p;
+}
+
+// The mirror image: the kernels walking descending with the output placed
+// above the input. The analytic line on the mirrored tensors never exceeds
+// the algorithmic value; both run clean and bit-identical to the ascending
+// unshared run; one element closer than the algorithmic value is a clobber.
+TEST(OverlapProperty, DescendingWalkAgreesAndIsExact) {
+  std::mt19937 rng(20261130);
+  std::map<std::string, std::pair<int, int>> equal_of;
+  int checked = 0, clobbers_found = 0;
+  for (OpKind kind : {OpKind::kConv2D, OpKind::kDepthwiseConv2D, OpKind::kAveragePool2D, OpKind::kMaxPool2D}) {
+    const std::string name = builtin_op_name(static_cast<int32_t>(kind));
+    for (int trial = 0; trial < 600; ++trial) {
+      std::optional<Layer> layer = random_layer(rng, kind);
+      if (!layer) continue;
+      const Subgraph& sg = layer->graph.main();
+      const int32_t out = sg.outputs[0];
+      SCOPED_TRACE(layer->description);
+      const int64_t algorithmic = algorithmic_safe_overlap(layer->graph, 0, 0, out, /*descending=*/true);
+      const int64_t in_bytes = sg.tensors[0].byte_size;
+      VerifyResult at_algorithmic =
+          verify_placement(layer->graph, displaced_above(sg, in_bytes - algorithmic), pattern_input(sg, 3));
+      ASSERT_TRUE(at_algorithmic.ok()) << at_algorithmic.describe(layer->graph);
+      const int64_t out_bytes = sg.tensors[static_cast<size_t>(out)].byte_size;
+      if (algorithmic > 0 && algorithmic < std::min(in_bytes, out_bytes)) {  // O_s is clamped to |O|
+        // 4 bytes (one float) more overlap than the kernel allows.
+        VerifyResult closer =
+            verify_placement(layer->graph, displaced_above(sg, in_bytes - algorithmic - 4), pattern_input(sg, 3));
+        // A clobbered byte may happen to hold the value read anyway; the
+        // checker sees the read of an overwritten byte regardless.
+        ASSERT_TRUE(closer.clobber.has_value()) << "no clobber one element beyond O_s = " << algorithmic;
+        ++clobbers_found;
+      }
+      AnalyticOverlap analytic = analytic_safe_overlap(sg, 0, 0, out, /*descending=*/true);
+      if (!analytic.bytes) continue;
+      ASSERT_LE(*analytic.bytes, algorithmic) << analytic.rule;
+      VerifyResult at_analytic =
+          verify_placement(layer->graph, displaced_above(sg, in_bytes - *analytic.bytes), pattern_input(sg, 3));
+      ASSERT_TRUE(at_analytic.ok()) << at_analytic.describe(layer->graph);
+      ++checked;
+      auto& [equal, total] = equal_of[name];
+      equal += *analytic.bytes == algorithmic;
+      ++total;
+    }
+  }
+  EXPECT_GT(checked, 1500);
+  EXPECT_GT(clobbers_found, 600);
+  std::printf("descending: %d layers checked, %d one-element-closer clobbers found\n", checked, clobbers_found);
+  for (const auto& [name, counts] : equal_of) {
+    std::printf("%-18s descending: analytic == algorithmic in %d of %d layers\n", name.c_str(), counts.first,
+                counts.second);
+  }
+}
+
 }  // namespace
 }  // namespace dmo

@@ -73,7 +73,7 @@ TEST(Bounds, LiveBytesAndLowerBound) {
 
 TEST(PlanValidator, FindsCollisionsAndMisalignment) {
   MemoryProblem p = problem_of({{0, 64, {0, 1}}, {1, 64, {1, 2}}}, 3);
-  Plan plan{"test", {0, 32}, 96};
+  Plan plan{"test", {0, 32}, 96, {}};
   auto errors = validate_plan(p, plan, 16);
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_NE(errors[0].find("share 32 bytes"), std::string::npos);
@@ -88,12 +88,27 @@ TEST(PlanValidator, FindsCollisionsAndMisalignment) {
 TEST(PlanValidator, AllowsDeclaredOverlapOnly) {
   MemoryProblem p = problem_of({{0, 64, {-1, 0}}, {1, 64, {0, 1}}}, 2);
   p.overlaps.push_back({0, 1, 0, 48});  // output 1 may run 48 bytes into input 0
-  Plan plan{"test", {16, 0}, 80};
+  Plan plan{"test", {16, 0}, 80, {}};
   EXPECT_TRUE(validate_plan(p, plan, 16).empty());
-  plan = Plan{"test", {0, 0}, 64};  // 64 bytes shared: more than allowed
+  plan = Plan{"test", {0, 0}, 64, {}};  // 64 bytes shared: more than allowed
   EXPECT_EQ(validate_plan(p, plan, 16).size(), 1u);
-  plan = Plan{"test", {0, 16}, 80};  // output above its input: not the allowed direction
+  plan = Plan{"test", {0, 16}, 80, {}};  // output above its input: not the allowed direction
   EXPECT_EQ(validate_plan(p, plan, 16).size(), 1u);
+}
+
+TEST(PlanValidator, OutputAboveItsInputNeedsTheOpWalkingDescending) {
+  MemoryProblem p = problem_of({{0, 64, {-1, 0}}, {1, 64, {0, 1}}}, 2);
+  p.overlaps.push_back({0, 1, 0, 16, 32});  // ascending: 16 bytes; descending: 32 bytes
+  Plan plan{"test", {0, 32}, 96, {0}};      // output 32 above: the input's end overlaps 32 bytes
+  EXPECT_TRUE(validate_plan(p, plan, 16).empty());
+  plan.descending_ops = {};  // the same layout for an ascending walk: clobbered
+  EXPECT_EQ(validate_plan(p, plan, 16).size(), 1u);
+  plan = Plan{"test", {0, 16}, 80, {0}};  // 48 bytes: more than the descending walk allows
+  EXPECT_EQ(validate_plan(p, plan, 16).size(), 1u);
+  plan = Plan{"test", {48, 0}, 112, {0}};  // output below: fine walking ascending, not descending
+  EXPECT_EQ(validate_plan(p, plan, 16).size(), 1u);
+  plan.descending_ops = {};
+  EXPECT_TRUE(validate_plan(p, plan, 16).empty());
 }
 
 }  // namespace

@@ -1,9 +1,10 @@
 // The bottom-up safe overlap (dmo trace): the streaming lackey reader and its
-// O_s on synthetic event streams (equal to AddressMemory on the same
-// sequences), the picture, the graph bundle, the C header; then, under
-// valgrind, every kernel dmo has (compiled without auto-vectorisation: equal
-// to the algorithmic O_s; as built: recorded against it), two kernels dmo
-// did not derive from TFLite's loop order, and the command line.
+// O_s, ascending and descending, on synthetic event streams (equal to
+// AddressMemory, plain and mirrored, on the same sequences), the picture,
+// the graph bundle, the C header; then, under valgrind, every kernel dmo has
+// (compiled without auto-vectorisation: equal to the algorithmic O_s; as
+// built: recorded against it), the windowed kernels walking descending, two
+// kernels dmo did not derive from TFLite's loop order, and the command line.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "dmo/error.h"
+#include "dmo/ops/walk_order.h"
 #include "dmo/overlap/overlap_candidates.h"
 #include "dmo/runtime/input_pattern.h"
 #include "dmo/runtime/interpreter.h"
@@ -40,11 +42,15 @@ namespace {
 constexpr uint64_t kInputBase = 0x10000, kOutputBase = 0x40000, kOtherBase = 0x90000;
 
 // A kernel's accesses played two ways: to AddressMemory (typed element
-// accesses) and as the lackey log the same accesses would give.
+// accesses; plain and mirrored, for both O_s) and as the lackey log the same
+// accesses would give.
 class Script {
  public:
   Script(int64_t input_bytes, int64_t output_bytes)
-      : input_bytes_(input_bytes), output_bytes_(output_bytes), memory_(kInputTensor, kOutputTensor, output_bytes) {
+      : input_bytes_(input_bytes),
+        output_bytes_(output_bytes),
+        memory_(kInputTensor, kOutputTensor, input_bytes, output_bytes),
+        mirrored_(kInputTensor, kOutputTensor, input_bytes, output_bytes, true) {
     input_.index = kInputTensor;
     output_.index = kOutputTensor;
     output_.is_output = true;
@@ -72,6 +78,7 @@ class Script {
                        kInputBase, input_bytes_, kOutputBase, output_bytes_, name, body_, name);
   }
   int64_t address_memory_overlap() const { return memory_.safe_overlap(); }
+  int64_t address_memory_overlap_descending() const { return mirrored_.safe_overlap(); }
   int64_t output_bytes() const { return output_bytes_; }
 
  private:
@@ -85,35 +92,39 @@ class Script {
     line(kind, base + static_cast<uint64_t>(element * width), width);
   }
   void play_load(const TensorRef& t, int64_t element, int width) {
-    switch (width) {
-      case 1:
-        memory_.load<uint8_t>(t, element);
-        break;
-      case 2:
-        memory_.load<uint16_t>(t, element);
-        break;
-      case 4:
-        memory_.load<uint32_t>(t, element);
-        break;
-      default:
-        memory_.load<uint64_t>(t, element);
-        break;
+    for (AddressMemory* m : {&memory_, &mirrored_}) {
+      switch (width) {
+        case 1:
+          m->load<uint8_t>(t, element);
+          break;
+        case 2:
+          m->load<uint16_t>(t, element);
+          break;
+        case 4:
+          m->load<uint32_t>(t, element);
+          break;
+        default:
+          m->load<uint64_t>(t, element);
+          break;
+      }
     }
   }
   void play_store(const TensorRef& t, int64_t element, int width) {
-    switch (width) {
-      case 1:
-        memory_.store<uint8_t>(t, element, 0);
-        break;
-      case 2:
-        memory_.store<uint16_t>(t, element, 0);
-        break;
-      case 4:
-        memory_.store<uint32_t>(t, element, 0);
-        break;
-      default:
-        memory_.store<uint64_t>(t, element, 0);
-        break;
+    for (AddressMemory* m : {&memory_, &mirrored_}) {
+      switch (width) {
+        case 1:
+          m->store<uint8_t>(t, element, 0);
+          break;
+        case 2:
+          m->store<uint16_t>(t, element, 0);
+          break;
+        case 4:
+          m->store<uint32_t>(t, element, 0);
+          break;
+        default:
+          m->store<uint64_t>(t, element, 0);
+          break;
+      }
     }
   }
   void line(char kind, uint64_t address, int size) {
@@ -121,7 +132,7 @@ class Script {
   }
 
   int64_t input_bytes_, output_bytes_;
-  AddressMemory memory_;
+  AddressMemory memory_, mirrored_;  // mirrored_: the descending O_s
   TensorRef input_, output_, other_;
   std::string body_;
   int64_t instructions_ = 0;
@@ -139,6 +150,12 @@ int64_t traced_overlap(const Script& s) {
   LackeyTraceReader reader = read_log(s.log());
   EXPECT_EQ(reader.layers().size(), 1u);
   return reader.layers().empty() ? -1 : reader.layers()[0].safe_overlap;
+}
+
+int64_t traced_overlap_descending(const Script& s) {
+  LackeyTraceReader reader = read_log(s.log());
+  EXPECT_EQ(reader.layers().size(), 1u);
+  return reader.layers().empty() ? -1 : reader.layers()[0].safe_overlap_descending;
 }
 
 std::string error_of(const std::function<void()>& f) {
@@ -304,7 +321,132 @@ TEST(TraceStream, RandomStreamsEqualAddressMemory) {
       }
     }
     ASSERT_EQ(traced_overlap(s), s.address_memory_overlap()) << "trial " << trial;
+    ASSERT_EQ(traced_overlap_descending(s), s.address_memory_overlap_descending()) << "trial " << trial;
   }
+}
+
+// The descending O_s: the output above the input, the input's end under the
+// output's start. Mirrored, a walk from the last element down is the
+// ascending walk of the tests above.
+
+TEST(TraceStreamDescending, AscendingElementwiseGivesNothingAndDescendingTheWholeOutput) {
+  Script up(64, 64), down(64, 64);
+  for (int i = 0; i < 16; ++i) {
+    up.load_input(i, 4);
+    up.store_output(i, 4);
+    down.load_input(15 - i, 4);
+    down.store_output(15 - i, 4);
+  }
+  // Ascending, mirrored: after out[14] (mirrored highest written byte 63,
+  // from out[0]) in[15] is read (mirrored lowest byte 0): delta 64.
+  EXPECT_EQ(up.address_memory_overlap_descending(), 0);
+  EXPECT_EQ(traced_overlap_descending(up), 0);
+  EXPECT_EQ(traced_overlap(up), 64);
+  // Descending: in[i - 1] ends 1 byte below out[i]'s start, which is the
+  // lowest written so far: delta 0.
+  EXPECT_EQ(down.address_memory_overlap_descending(), 64);
+  EXPECT_EQ(traced_overlap_descending(down), 64);
+  EXPECT_EQ(traced_overlap(down), 0);
+}
+
+TEST(TraceStreamDescending, ReadAheadKeepsTheWholeOutputAndReadBehindLosesAnElement) {
+  // Walking down, "ahead" is the lower element. The descending delta of a
+  // load after stores is |O| - |I| + (highest input byte of the load) -
+  // (lowest output byte written so far) + 1.
+  Script ahead(64, 64), behind(64, 64);
+  for (int i = 15; i >= 0; --i) {  // out[i] = in[i] + in[i - 1]
+    ahead.load_input(i, 4);
+    if (i > 0) ahead.load_input(i - 1, 4);
+    ahead.store_output(i, 4);
+  }
+  for (int i = 15; i >= 0; --i) {  // out[i] = in[i] + in[i + 1]
+    if (i < 15) behind.load_input(i + 1, 4);
+    behind.load_input(i, 4);
+    behind.store_output(i, 4);
+  }
+  // ahead: in[i] (up to byte 4i + 3) after out[i + 1] (from byte 4i + 4): delta 0.
+  EXPECT_EQ(ahead.address_memory_overlap_descending(), 64);
+  EXPECT_EQ(traced_overlap_descending(ahead), 64);
+  // behind: in[i + 1] (up to byte 4i + 7) after out[i + 1]: delta 4.
+  EXPECT_EQ(behind.address_memory_overlap_descending(), 60);
+  EXPECT_EQ(traced_overlap_descending(behind), 60);
+}
+
+TEST(TraceStreamDescending, MatrixVectorKeepsOnlyTheFirstOutputElementWalkingDown) {
+  const int depth = 8, units = 5;
+  Script up(depth * 4, units * 4), down(depth * 4, units * 4);
+  for (int j = 0; j < units; ++j) {
+    for (int k = 0; k < depth; ++k) {
+      up.load_input(k, 4);
+      down.load_input(k, 4);
+    }
+    up.store_output(j, 4);
+    down.store_output(units - 1 - j, 4);
+  }
+  // down: after out[1] (from byte 4) the whole input (up to byte 31) is read
+  // again: delta 20 - 32 + 31 - 4 + 1 = 16, O_s 4.
+  EXPECT_EQ(down.address_memory_overlap_descending(), 4);
+  EXPECT_EQ(traced_overlap_descending(down), 4);
+  // up: out[0] is written first, so every later reread spans it: delta 20.
+  EXPECT_EQ(up.address_memory_overlap_descending(), 0);
+  EXPECT_EQ(traced_overlap_descending(up), 0);
+}
+
+TEST(TraceStreamDescending, WiderOutputsThanInputs) {
+  // int8 in, float out, walking down: after out[i] (from byte 4i), in[i - 1]
+  // (byte i - 1): delta 3n + (i - 1) - 4i + 1 = 3n - 3i, largest at i = 1.
+  const int n = 10;
+  Script s(n, 4 * n);
+  for (int i = n - 1; i >= 0; --i) {
+    s.load_input(i, 1);
+    s.store_output(i, 4);
+  }
+  EXPECT_EQ(s.address_memory_overlap_descending(), n + 3);
+  EXPECT_EQ(traced_overlap_descending(s), n + 3);
+}
+
+TEST(TraceStreamDescending, PartialOverlapsCountOnlyTheirBytesInside) {
+  // A store straddling the output's start counts from output byte 0; a load
+  // straddling the input's end up to input byte 63.
+  Script a(64, 64);
+  a.raw('S', kOutputBase - 8, 16);
+  a.raw('L', kInputBase + 60, 16);
+  EXPECT_EQ(traced_overlap_descending(a), 0);  // 63 - 0 + 1 = 64
+  Script b(64, 64);
+  b.raw('S', kOutputBase - 8, 16);
+  b.raw('L', kInputBase, 4);  // input bytes 0..3: delta 4
+  EXPECT_EQ(traced_overlap_descending(b), 60);
+  Script c(64, 64);
+  c.raw('S', kOutputBase + 56, 16);  // output bytes 56..63
+  c.raw('L', kInputBase + 56, 16);   // input bytes 56..63: delta 8, not 16
+  EXPECT_EQ(traced_overlap_descending(c), 56);
+  // Accesses just outside the buffers do not count.
+  Script d(64, 64);
+  d.raw('S', kOutputBase - 4, 4);
+  d.raw('L', kInputBase + 64, 8);
+  EXPECT_EQ(traced_overlap_descending(d), 64);
+}
+
+TEST(TraceStreamDescending, ModifyInPlaceAndNoLoadAfterAStore) {
+  std::string up = "**1** DMO_TRACE_BEGIN 1000 16 1000 16 up\n";
+  std::string down = "**1** DMO_TRACE_BEGIN 1000 16 1000 16 down\n";
+  for (int i = 0; i < 4; ++i) {
+    up += fmt::format(" M {:x},4\n", 0x1000 + 4 * i);
+    down += fmt::format(" M {:x},4\n", 0x1000 + 12 - 4 * i);
+  }
+  up += "**1** DMO_TRACE_END up\n";
+  down += "**1** DMO_TRACE_END down\n";
+  LackeyTraceReader reader = read_log(up + down);
+  ASSERT_EQ(reader.layers().size(), 2u);
+  // Increasing: after writing bytes 0..3, bytes up to 15 are still to be read.
+  EXPECT_EQ(reader.layers()[0].safe_overlap_descending, 0);
+  EXPECT_EQ(reader.layers()[1].safe_overlap_descending, 16);
+
+  Script s(16, 8);
+  for (int i = 0; i < 4; ++i) s.load_input(i, 4);
+  for (int i = 0; i < 2; ++i) s.store_output(i, 4);
+  EXPECT_EQ(s.address_memory_overlap_descending(), 8);
+  EXPECT_EQ(traced_overlap_descending(s), 8);
 }
 
 TEST(TraceStream, MarkersNameLayersCountInstructionsAndSurviveAnyChunking) {
@@ -372,10 +514,18 @@ TEST(TraceStream, TheCommandLineReadsASavedLog) {
   EXPECT_EQ(j["layers"][0]["events"], 8);
   EXPECT_EQ(j["layers"][0]["instructions"], 8);
   EXPECT_EQ(j["layers"][0]["safe_overlap_bytes"], s.address_memory_overlap());
+  // Walking down, each element is read 4 bytes above the lowest written: 12.
+  EXPECT_EQ(j["layers"][0]["safe_overlap_descending_bytes"], s.address_memory_overlap_descending());
+  EXPECT_EQ(s.address_memory_overlap_descending(), 12);
+  EXPECT_FALSE(j["layers"][0].contains("walk"));  // only for ops traced with --model
   EXPECT_EQ(j["trace"]["memory_events"], 8);
   r = test::run_dmo({"trace", "--log", path});
   EXPECT_EQ(r.exit_status, 0);
   EXPECT_NE(r.out.find("backwards copy"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("O_s desc."), std::string::npos) << r.out;
+  r = test::run_dmo({"trace", "--log", path, "--descending"});
+  EXPECT_EQ(r.exit_status, 2);
+  EXPECT_NE(r.err.find("--descending go with --model"), std::string::npos) << r.err;
   r = test::run_dmo({"trace", "--log", path, "--svg", path + ".svg", "--layer", "nope"});
   EXPECT_EQ(r.exit_status, 2);
   EXPECT_NE(r.err.find("no layer named 'nope'"), std::string::npos) << r.err;
@@ -500,8 +650,8 @@ using trace_programs::MatmulShape;
 
 // Runs `kernel` with AddressMemory for (input, output) and returns O_s.
 template <typename Kernel>
-int64_t address_overlap(const Tensor& output, Kernel kernel) {
-  AddressMemory memory(trace_programs::kInput, trace_programs::kOutput, output.byte_size);
+int64_t address_overlap(const Tensor& input, const Tensor& output, Kernel kernel) {
+  AddressMemory memory(trace_programs::kInput, trace_programs::kOutput, input.byte_size, output.byte_size);
   kernel(memory);
   return memory.safe_overlap();
 }
@@ -511,7 +661,7 @@ int64_t custom_conv_overlap() {
   Tensor ti = trace_programs::float_tensor(trace_programs::conv_input_shape(s)),
          tf = trace_programs::float_tensor(trace_programs::conv_filter_shape(s)),
          to = trace_programs::float_tensor(trace_programs::conv_output_shape(s));
-  return address_overlap(to, [&](AddressMemory& mem) {
+  return address_overlap(ti, to, [&](AddressMemory& mem) {
     trace_programs::conv_output_channels_outermost(
         s, trace_programs::ref_to(ti, nullptr, trace_programs::kInput, false, true),
         trace_programs::ref_to(tf, nullptr, trace_programs::kWeights, false, false),
@@ -524,7 +674,7 @@ int64_t custom_matmul_overlap(bool a_is_input) {
   const MatmulShape s = trace_programs::kMatmulShape;
   Tensor ta = trace_programs::float_tensor({s.m, s.k}), tb = trace_programs::float_tensor({s.k, s.n}),
          tc = trace_programs::float_tensor({s.m, s.n});
-  return address_overlap(tc, [&](AddressMemory& mem) {
+  return address_overlap(a_is_input ? ta : tb, tc, [&](AddressMemory& mem) {
     const int32_t a = a_is_input ? trace_programs::kInput : trace_programs::kWeights;
     const int32_t b = a_is_input ? trace_programs::kWeights : trace_programs::kInput;
     trace_programs::matmul_ijk(s, trace_programs::ref_to(ta, nullptr, a, false, true),
@@ -737,14 +887,70 @@ TEST(TraceCli, TracesOpsOfAModelThroughTheHarness) {
   EXPECT_NE(r.err.find("has no op 3"), std::string::npos) << r.err;
 }
 
+TEST(TraceCli, TracesOpsOfAModelWalkingDescending) {
+  DMO_REQUIRE_VALGRIND();
+  DMO_REQUIRE_SHARED(shared);
+  // Conv, depthwise conv, average and max pool walk descending; the softmax cannot.
+  const std::string model = shared + "/models/litert_mobilenet_like_model.tflite";
+  const Graph graph = read_tflite_file(model);
+  const auto pairs = overlap_candidates(graph.main(), false);
+  const std::vector<int32_t> ops = {0, 1, 3, 4, 5};
+  for (const char* novec : {"--novec", ""}) {
+    std::vector<std::string> args = {"trace", "--json", "--descending", "--model", model};
+    for (int32_t op : ops) args.insert(args.end(), {"--op", std::to_string(op)});
+    if (*novec) args.push_back(novec);
+    auto r = test::run_dmo(args);
+    ASSERT_EQ(r.exit_status, 0) << r.err;
+    EXPECT_NE(r.err.find("op 5 (SOFTMAX) cannot walk descending: traced ascending"), std::string::npos) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    ASSERT_EQ(j["layers"].size(), ops.size());
+    for (size_t i = 0; i < ops.size(); ++i) {
+      const auto& l = j["layers"][i];
+      const int32_t op = ops[i];
+      const bool descending = op != 5;
+      EXPECT_EQ(l["op"], op);
+      EXPECT_EQ(l["walk"], descending ? "descending" : "ascending") << l.dump();
+      const auto& pair = pairs[static_cast<size_t>(op)];
+      EXPECT_EQ(l["algorithmic_bytes"], algorithmic_safe_overlap(graph, op, pair.input, pair.output, descending));
+      const char* traced = descending ? "safe_overlap_descending_bytes" : "safe_overlap_bytes";
+      if (*novec)
+        EXPECT_EQ(l[traced], l["algorithmic_bytes"]) << l.dump();
+      else
+        EXPECT_GE(l[traced].get<int64_t>(), l["algorithmic_bytes"].get<int64_t>()) << l.dump();
+    }
+  }
+  auto r = test::run_dmo({"trace", "--descending", "--novec", "--model", model, "--op", "4"});
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_NE(r.out.find("O_s desc."), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("descending"), std::string::npos) << r.out;
+}
+
 // ------------------------------------------------------------ every kernel
 
 struct KernelCase {
   trace_configs::KernelConfig config;
   OverlapCandidate pair;
-  int64_t algorithmic = 0;
+  bool descending = false;  // the walk traced
+  // The algorithmic O_s of that walk: output below the input (ascending
+  // O_s) and above it (descending O_s, mirrored addresses).
+  int64_t algorithmic = 0, algorithmic_descending = 0;
   std::string layer;
 };
+
+// AddressMemory over op 0 walking `descending`, plain or on mirrored
+// addresses: both values for either walk, which a trace of that walk gives.
+int64_t walk_overlap(const Graph& graph, const OverlapCandidate& pair, bool descending, bool mirrored) {
+  if (!descending && !mirrored) return algorithmic_safe_overlap(graph, 0, pair.input, pair.output);
+  if (descending && mirrored) return algorithmic_safe_overlap(graph, 0, pair.input, pair.output, true);
+  Interpreter interpreter(graph, unshared_placement(graph.main()));
+  OpContext ctx = interpreter.context(0);
+  ctx.descending = descending;
+  const auto& tensors = graph.main().tensors;
+  AddressMemory memory(pair.input, pair.output, tensors[static_cast<size_t>(pair.input)].byte_size,
+                       tensors[static_cast<size_t>(pair.output)].byte_size, mirrored);
+  run_kernel(ctx, memory);
+  return memory.safe_overlap();
+}
 
 std::vector<std::pair<std::string, Graph>> shared_models() {
   std::vector<std::pair<std::string, Graph>> models;
@@ -760,25 +966,31 @@ std::vector<std::pair<std::string, Graph>> shared_models() {
   return models;
 }
 
-// At least 20 random configurations of every kernel, and up to 6 distinct
-// ops of each kind from the real models; each one checked to run.
-std::vector<KernelCase> kernel_cases() {
+// `random` random configurations of every kind (seed `seed`), and up to
+// `real` distinct ops of each kind from the real models; each one checked
+// to run walking `descending`.
+std::vector<KernelCase> kernel_cases(const std::vector<OpKind>& kinds, bool descending, int random, uint32_t seed,
+                                     size_t real) {
   const auto models = shared_models();
   std::vector<KernelCase> cases;
-  for (OpKind kind : trace_configs::all_kernel_kinds()) {
-    auto configs = trace_configs::real_model_configs(models, kind, 6, 6000);
-    auto random = trace_configs::random_configs(kind, 20, 1);
-    configs.insert(configs.end(), std::make_move_iterator(random.begin()), std::make_move_iterator(random.end()));
+  for (OpKind kind : kinds) {
+    auto configs = trace_configs::real_model_configs(models, kind, real, 6000);
+    auto randoms = trace_configs::random_configs(kind, random, seed);
+    configs.insert(configs.end(), std::make_move_iterator(randoms.begin()), std::make_move_iterator(randoms.end()));
     for (auto& c : configs) {
       KernelCase k;
       k.pair = overlap_candidates(c.graph.main(), false)[0];
       if (k.pair.input == kNoTensor || k.pair.output == kNoTensor) continue;  // e.g. an in-place op: nothing to overlap
       k.layer = traced_op_layer_name(c.graph.source, 0, c.graph.main().ops[0].name());
+      k.descending = descending;
       try {
-        Interpreter interpreter(c.graph, unshared_placement(c.graph.main()));
+        TensorPlacement placement = unshared_placement(c.graph.main());
+        if (descending) placement.descending_ops = {0};
+        Interpreter interpreter(c.graph, std::move(placement));
         interpreter.set_inputs(pattern_input(c.graph.main(), 1));
         interpreter.run();
-        k.algorithmic = algorithmic_safe_overlap(c.graph, 0, k.pair.input, k.pair.output);
+        k.algorithmic = walk_overlap(c.graph, k.pair, descending, false);
+        k.algorithmic_descending = walk_overlap(c.graph, k.pair, descending, true);
       } catch (const Error& e) {
         ADD_FAILURE() << c.graph.source << ": the configuration does not run: " << e.what();
         continue;
@@ -790,22 +1002,40 @@ std::vector<KernelCase> kernel_cases() {
   return cases;
 }
 
-// Traces every case in one valgrind run of the harness; per case the
-// bottom-up O_s (-1 when the layer is missing).
-std::vector<int64_t> trace_cases(const std::vector<KernelCase>& cases, bool novec, TraceRun& run) {
+std::vector<KernelCase> kernel_cases() { return kernel_cases(trace_configs::all_kernel_kinds(), false, 20, 1, 6); }
+
+// The kinds whose kernels can walk descending.
+const std::vector<OpKind>& windowed_kinds() {
+  static_assert(kernel_walks_descending(OpKind::kConv2D) && kernel_walks_descending(OpKind::kDepthwiseConv2D) &&
+                kernel_walks_descending(OpKind::kAveragePool2D) && kernel_walks_descending(OpKind::kMaxPool2D));
+  static const std::vector<OpKind> kinds = {OpKind::kConv2D, OpKind::kDepthwiseConv2D, OpKind::kAveragePool2D,
+                                            OpKind::kMaxPool2D};
+  return kinds;
+}
+
+// The bottom-up O_s of one traced layer (-1 when the layer is missing).
+struct Traced {
+  int64_t ascending = -1, descending = -1;
+};
+
+// Traces every case in one valgrind run of the harness (walking descending
+// with `descending`); per case its bottom-up O_s.
+std::vector<Traced> trace_cases(const std::vector<KernelCase>& cases, bool novec, bool descending, TraceRun& run) {
   std::vector<TracedGraph> graphs;
   for (const auto& c : cases) graphs.push_back({c.config.graph, {0}});
-  const std::string bundle =
-      (std::filesystem::temp_directory_path() / fmt::format("dmo_trace_kernels_{}_{}.bundle", ::getpid(), novec))
-          .string();
+  const std::string bundle = (std::filesystem::temp_directory_path() /
+                              fmt::format("dmo_trace_kernels_{}_{}_{}.bundle", ::getpid(), novec, descending))
+                                 .string();
   write_graph_bundle(bundle, graphs);
-  run = trace_program({binary_dir() + (novec ? "/dmo_op_harness_novec" : "/dmo_op_harness"), "--bundle", bundle},
-                      quiet());
+  std::vector<std::string> command = {binary_dir() + (novec ? "/dmo_op_harness_novec" : "/dmo_op_harness")};
+  if (descending) command.push_back("--descending");
+  command.insert(command.end(), {"--bundle", bundle});
+  run = trace_program(command, quiet());
   std::filesystem::remove(bundle);
-  std::map<std::string, int64_t> by_name;
-  for (const auto& l : run.layers) by_name[l.name] = l.safe_overlap;
-  std::vector<int64_t> traced;
-  for (const auto& c : cases) traced.push_back(by_name.count(c.layer) ? by_name[c.layer] : -1);
+  std::map<std::string, Traced> by_name;
+  for (const auto& l : run.layers) by_name[l.name] = {l.safe_overlap, l.safe_overlap_descending};
+  std::vector<Traced> traced;
+  for (const auto& c : cases) traced.push_back(by_name.count(c.layer) ? by_name[c.layer] : Traced{});
   return traced;
 }
 
@@ -814,8 +1044,9 @@ struct Tally {
   int64_t events = 0;  // kept loads and stores, all configurations
 };
 
+// Per kind, how the bottom-up values compare with the algorithmic ones.
 std::map<std::string, Tally> tally(const std::vector<KernelCase>& cases, const std::vector<int64_t>& traced,
-                                   const TraceRun& run) {
+                                   const std::vector<int64_t>& algorithmic, const TraceRun& run) {
   std::map<std::string, int64_t> events;
   for (const auto& l : run.layers) events[l.name] = l.events();
   std::map<std::string, Tally> per_kind;
@@ -824,9 +1055,9 @@ std::map<std::string, Tally> tally(const std::vector<KernelCase>& cases, const s
     ++t.configs;
     t.events += events[cases[i].layer];
     t.real += cases[i].config.origin != "random";
-    if (traced[i] == cases[i].algorithmic)
+    if (traced[i] == algorithmic[i])
       ++t.equal;
-    else if (traced[i] > cases[i].algorithmic)
+    else if (traced[i] > algorithmic[i])
       ++t.greater;
     else
       ++t.less;
@@ -849,15 +1080,32 @@ void print_tally(const std::map<std::string, Tally>& per_kind, const TraceRun& r
   }
 }
 
+// The traced and algorithmic values side by side: ascending or descending O_s.
+struct Compared {
+  std::vector<int64_t> traced, algorithmic;
+};
+Compared compared(const std::vector<KernelCase>& cases, const std::vector<Traced>& traced, bool descending_overlap) {
+  Compared c;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    c.traced.push_back(descending_overlap ? traced[i].descending : traced[i].ascending);
+    c.algorithmic.push_back(descending_overlap ? cases[i].algorithmic_descending : cases[i].algorithmic);
+  }
+  return c;
+}
+
 TEST(TraceKernels, WithoutVectorisationBottomUpEqualsAlgorithmic) {
   DMO_REQUIRE_VALGRIND();
   const std::vector<KernelCase> cases = kernel_cases();
   TraceRun run;
-  const std::vector<int64_t> traced = trace_cases(cases, true, run);
+  const std::vector<Traced> traced = trace_cases(cases, true, false, run);
   for (size_t i = 0; i < cases.size(); ++i) {
-    EXPECT_EQ(traced[i], cases[i].algorithmic) << cases[i].layer << " (" << cases[i].config.origin << ")";
+    EXPECT_EQ(traced[i].ascending, cases[i].algorithmic) << cases[i].layer << " (" << cases[i].config.origin << ")";
+    // The same ascending walk also gives the descending O_s.
+    EXPECT_EQ(traced[i].descending, cases[i].algorithmic_descending)
+        << cases[i].layer << " (" << cases[i].config.origin << "), descending O_s of the ascending walk";
   }
-  const auto per_kind = tally(cases, traced, run);
+  const Compared c = compared(cases, traced, false);
+  const auto per_kind = tally(cases, c.traced, c.algorithmic, run);
   EXPECT_EQ(per_kind.size(), trace_configs::all_kernel_kinds().size());
   for (const auto& [kind, t] : per_kind) EXPECT_GE(t.configs, 20) << kind;
   print_tally(per_kind, run, "no auto-vectorisation");
@@ -867,15 +1115,72 @@ TEST(TraceKernels, VectorisedBottomUpIsNeverBelowAlgorithmic) {
   DMO_REQUIRE_VALGRIND();
   const std::vector<KernelCase> cases = kernel_cases();
   TraceRun run;
-  const std::vector<int64_t> traced = trace_cases(cases, false, run);
+  const std::vector<Traced> traced = trace_cases(cases, false, false, run);
   for (size_t i = 0; i < cases.size(); ++i) {
-    EXPECT_GE(traced[i], cases[i].algorithmic) << cases[i].layer << " (" << cases[i].config.origin << ")";
-    if (traced[i] != cases[i].algorithmic) {
+    EXPECT_GE(traced[i].ascending, cases[i].algorithmic) << cases[i].layer << " (" << cases[i].config.origin << ")";
+    EXPECT_GE(traced[i].descending, cases[i].algorithmic_descending)
+        << cases[i].layer << " (" << cases[i].config.origin << "), descending O_s of the ascending walk";
+    if (traced[i].descending != cases[i].algorithmic_descending) {
+      std::cout << fmt::format("differs (descending O_s): {} ({}): bottom-up {} algorithmic {} of {} output bytes\n",
+                               cases[i].layer, cases[i].config.origin, traced[i].descending,
+                               cases[i].algorithmic_descending, cases[i].pair.output_bytes);
+    }
+    if (traced[i].ascending != cases[i].algorithmic) {
       std::cout << fmt::format("differs: {} ({}): bottom-up {} algorithmic {} of {} output bytes\n", cases[i].layer,
-                               cases[i].config.origin, traced[i], cases[i].algorithmic, cases[i].pair.output_bytes);
+                               cases[i].config.origin, traced[i].ascending, cases[i].algorithmic,
+                               cases[i].pair.output_bytes);
     }
   }
-  print_tally(tally(cases, traced, run), run, "vectorised (as built)");
+  const Compared c = compared(cases, traced, false);
+  print_tally(tally(cases, c.traced, c.algorithmic, run), run, "vectorised (as built)");
+}
+
+// The windowed kernels walking descending (the harness's --descending): the
+// descending O_s of the trace against the algorithmic one.
+std::vector<KernelCase> descending_cases() { return kernel_cases(windowed_kinds(), true, 30, 2, 6); }
+
+TEST(TraceKernels, DescendingWithoutVectorisationBottomUpEqualsAlgorithmic) {
+  DMO_REQUIRE_VALGRIND();
+  const std::vector<KernelCase> cases = descending_cases();
+  TraceRun run;
+  const std::vector<Traced> traced = trace_cases(cases, true, true, run);
+  int walk_matters = 0;  // cases whose descending O_s differs between the two walks
+  for (size_t i = 0; i < cases.size(); ++i) {
+    EXPECT_EQ(traced[i].descending, cases[i].algorithmic_descending)
+        << cases[i].layer << " (" << cases[i].config.origin << ")";
+    EXPECT_EQ(traced[i].ascending, cases[i].algorithmic)
+        << cases[i].layer << " (" << cases[i].config.origin << "), ascending O_s of the descending walk";
+    walk_matters += walk_overlap(cases[i].config.graph, cases[i].pair, false, true) != cases[i].algorithmic_descending;
+  }
+  // Else a harness that ignored --descending would pass too.
+  EXPECT_GT(walk_matters, static_cast<int>(cases.size()) / 2);
+  const Compared c = compared(cases, traced, true);
+  const auto per_kind = tally(cases, c.traced, c.algorithmic, run);
+  EXPECT_EQ(per_kind.size(), windowed_kinds().size());
+  for (const auto& [kind, t] : per_kind) EXPECT_GE(t.configs, 20) << kind;
+  print_tally(per_kind, run, "descending, no auto-vectorisation");
+  std::cout << fmt::format("{} of {} configurations have a descending O_s that depends on the walk\n", walk_matters,
+                           cases.size());
+}
+
+TEST(TraceKernels, DescendingVectorisedBottomUpIsNeverBelowAlgorithmic) {
+  DMO_REQUIRE_VALGRIND();
+  const std::vector<KernelCase> cases = descending_cases();
+  TraceRun run;
+  const std::vector<Traced> traced = trace_cases(cases, false, true, run);
+  for (size_t i = 0; i < cases.size(); ++i) {
+    EXPECT_GE(traced[i].descending, cases[i].algorithmic_descending)
+        << cases[i].layer << " (" << cases[i].config.origin << ")";
+    if (traced[i].descending != cases[i].algorithmic_descending) {
+      std::cout << fmt::format("differs: {} ({}): bottom-up {} algorithmic {} of {} output bytes\n", cases[i].layer,
+                               cases[i].config.origin, traced[i].descending, cases[i].algorithmic_descending,
+                               cases[i].pair.output_bytes);
+    }
+  }
+  const Compared c = compared(cases, traced, true);
+  const auto per_kind = tally(cases, c.traced, c.algorithmic, run);
+  for (const auto& [kind, t] : per_kind) EXPECT_GE(t.configs, 20) << kind;
+  print_tally(per_kind, run, "descending, vectorised (as built)");
 }
 
 }  // namespace

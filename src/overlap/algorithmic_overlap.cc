@@ -9,7 +9,8 @@
 
 namespace dmo {
 
-std::vector<AlgorithmicOverlap> algorithmic_overlaps(const Graph& graph, const std::vector<OverlapCandidate>& pairs) {
+std::vector<AlgorithmicOverlap> algorithmic_overlaps(const Graph& graph, const std::vector<OverlapCandidate>& pairs,
+                                                     bool descending) {
   // One interpreter for all ops: the address-only policy never touches its
   // memory, so the ops can be analysed side by side on every core.
   const Interpreter interpreter(graph, unshared_placement(graph.main()));
@@ -25,7 +26,7 @@ std::vector<AlgorithmicOverlap> algorithmic_overlaps(const Graph& graph, const s
         continue;
       }
       try {
-        row.bytes = algorithmic_safe_overlap(interpreter, pair.op, pair.input, pair.output);
+        row.bytes = algorithmic_safe_overlap(interpreter, pair.op, pair.input, pair.output, descending);
       } catch (const Error& e) {
         row.unavailable = e.what();
       }

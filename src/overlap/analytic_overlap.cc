@@ -37,9 +37,21 @@ AnalyticOverlap from_line(double a, double b, const WindowShape& s, int32_t s_h,
 
 bool same_shape(const Tensor& a, const Tensor& b) { return a.shape == b.shape; }
 
+// Padding before the first window along one axis. Walking descending is
+// walking ascending over the mirrored tensors, where the window of mirrored
+// output o starts at o*s - p' with p' the padding the real walk has AFTER
+// its last window: (O-1)*s + (K-1)*d + 1 - I - p (negative when VALID
+// windows leave input rows unread at the end).
+int64_t padding_before(int64_t in, int32_t kernel, int32_t stride, int32_t dilation, int64_t out, bool descending) {
+  int64_t before = window_padding_before(static_cast<int32_t>(in), kernel, stride, dilation, static_cast<int32_t>(out));
+  if (!descending) return before;
+  return (out - 1) * stride + int64_t{kernel - 1} * dilation + 1 - in - before;
+}
+
 }  // namespace
 
-AnalyticOverlap analytic_safe_overlap(const Subgraph& subgraph, int32_t op_index, int32_t input, int32_t output) {
+AnalyticOverlap analytic_safe_overlap(const Subgraph& subgraph, int32_t op_index, int32_t input, int32_t output,
+                                      bool descending) {
   const Op& op = subgraph.ops.at(static_cast<size_t>(op_index));
   const Tensor& in = subgraph.tensors.at(static_cast<size_t>(input));
   const Tensor& out = subgraph.tensors.at(static_cast<size_t>(output));
@@ -51,10 +63,8 @@ AnalyticOverlap analytic_safe_overlap(const Subgraph& subgraph, int32_t op_index
       if (!s || !is_data_input) return {std::nullopt, "conv: not a batch-1 NHWC data input"};
       const auto& p = std::get<Conv2DParams>(op.params);
       const Tensor& filter = subgraph.tensors.at(static_cast<size_t>(op.inputs.at(1)));
-      int64_t p_h = window_padding_before(static_cast<int32_t>(s->h_i), filter.shape[1], p.stride_h, p.dilation_h,
-                                          static_cast<int32_t>(s->h_o));
-      int64_t p_w = window_padding_before(static_cast<int32_t>(s->w_i), filter.shape[2], p.stride_w, p.dilation_w,
-                                          static_cast<int32_t>(s->w_o));
+      int64_t p_h = padding_before(s->h_i, filter.shape[1], p.stride_h, p.dilation_h, s->h_o, descending);
+      int64_t p_w = padding_before(s->w_i, filter.shape[2], p.stride_w, p.dilation_w, s->w_o, descending);
       double a = static_cast<double>(p.stride_h * s->w_i * s->d_i) / static_cast<double>(s->w_o * s->d_o);
       double b = static_cast<double>((s->w_o * p.stride_w - p_h * s->w_i - p.stride_h * s->w_i - p.stride_w - p_w) *
                                          s->d_i + 1);
@@ -66,10 +76,8 @@ AnalyticOverlap analytic_safe_overlap(const Subgraph& subgraph, int32_t op_index
       const auto& p = std::get<DepthwiseConv2DParams>(op.params);
       const Tensor& filter = subgraph.tensors.at(static_cast<size_t>(op.inputs.at(1)));
       int64_t m = s->d_i > 0 ? s->d_o / s->d_i : 1;
-      int64_t p_h = window_padding_before(static_cast<int32_t>(s->h_i), filter.shape[1], p.stride_h, p.dilation_h,
-                                          static_cast<int32_t>(s->h_o));
-      int64_t p_w = window_padding_before(static_cast<int32_t>(s->w_i), filter.shape[2], p.stride_w, p.dilation_w,
-                                          static_cast<int32_t>(s->w_o));
+      int64_t p_h = padding_before(s->h_i, filter.shape[1], p.stride_h, p.dilation_h, s->h_o, descending);
+      int64_t p_w = padding_before(s->w_i, filter.shape[2], p.stride_w, p.dilation_w, s->w_o, descending);
       double a = static_cast<double>(p.stride_h * s->w_i) / static_cast<double>(s->w_o * m);
       double b = static_cast<double>(
           (s->w_o * p.stride_w - p_h * s->w_i - p.stride_h * s->w_i - p.stride_w - p_w + 1) * s->d_i);
@@ -80,16 +88,15 @@ AnalyticOverlap analytic_safe_overlap(const Subgraph& subgraph, int32_t op_index
       auto s = nhwc_batch1(in, out);
       if (!s) return {std::nullopt, "pool: not batch-1 NHWC"};
       const auto& p = std::get<Pool2DParams>(op.params);
-      int64_t p_h = window_padding_before(static_cast<int32_t>(s->h_i), p.filter_h, p.stride_h, 1,
-                                          static_cast<int32_t>(s->h_o));
-      int64_t p_w = window_padding_before(static_cast<int32_t>(s->w_i), p.filter_w, p.stride_w, 1,
-                                          static_cast<int32_t>(s->w_o));
+      int64_t p_h = padding_before(s->h_i, p.filter_h, p.stride_h, 1, s->h_o, descending);
+      int64_t p_w = padding_before(s->w_i, p.filter_w, p.stride_w, 1, s->w_o, descending);
       double a = static_cast<double>(p.stride_h * s->w_i) / static_cast<double>(s->w_o);
       double b = static_cast<double>((s->w_o * p.stride_w - p_h * s->w_i - p.stride_h * s->w_i - p.stride_w - p_w) *
                                          s->d_i + 1);
       return from_line(a, b, *s, p.stride_h, p.stride_w, out, "pool line");
     }
     case OpKind::kFullyConnected:
+      if (descending) break;
       return {0, "fully connected: every output re-reads the whole input"};
     case OpKind::kAdd:
     case OpKind::kSub:
@@ -104,6 +111,7 @@ AnalyticOverlap analytic_safe_overlap(const Subgraph& subgraph, int32_t op_index
     case OpKind::kDequantize:
     case OpKind::kReshape:
     case OpKind::kSqueeze: {
+      if (descending) break;
       if (in.element_count != out.element_count) return {std::nullopt, "element-wise: shapes differ (broadcast)"};
       bool copy = op.is(OpKind::kReshape) || op.is(OpKind::kSqueeze);
       if (!copy && !same_shape(in, out)) return {std::nullopt, "element-wise: shapes differ"};
@@ -119,6 +127,7 @@ AnalyticOverlap analytic_safe_overlap(const Subgraph& subgraph, int32_t op_index
     default:
       return {std::nullopt, "no closed form for " + op.name()};
   }
+  return {std::nullopt, "the kernel walks ascending only"};
 }
 
 }  // namespace dmo

@@ -2,6 +2,7 @@
 
 #include "dmo/overlap/algorithmic_overlap.h"
 #include "dmo/overlap/analytic_overlap.h"
+#include "dmo/ops/walk_order.h"
 
 namespace dmo {
 
@@ -18,30 +19,61 @@ std::vector<OpOverlap> compute_safe_overlaps(const Graph& graph, const SafeOverl
   const Subgraph& sg = graph.main();
   std::vector<OverlapCandidate> pairs = overlap_candidates(sg, options.preserve_graph_inputs);
   std::vector<OpOverlap> result(pairs.size());
+  // Only dmo's own kernels walk descending, so an op may only when dmo can
+  // run it: its kind walks descending and its data input, weights and
+  // output share one element type (no hybrid float/int8 kernels).
+  auto descends = [&](const OverlapCandidate& c) {
+    const Op& op = sg.ops[static_cast<size_t>(c.op)];
+    if (!options.allow_descending || !kernel_walks_descending(static_cast<OpKind>(op.builtin_code))) return false;
+    if (op.inputs.empty() || op.outputs.empty() || c.input != op.inputs[0]) return false;
+    auto type = [&](int32_t t) { return sg.tensors[static_cast<size_t>(t)].type; };
+    const DataType data = type(op.inputs[0]);
+    if (type(op.outputs[0]) != data) return false;
+    return op.inputs.size() < 2 || op.inputs[1] == kNoTensor || type(op.inputs[1]) == data ||
+           op.is(OpKind::kAveragePool2D) || op.is(OpKind::kMaxPool2D);
+  };
   for (size_t i = 0; i < pairs.size(); ++i) {
     result[i].pair = pairs[i];
     if (pairs[i].input == kNoTensor || pairs[i].output == kNoTensor) continue;
     AnalyticOverlap analytic = analytic_safe_overlap(sg, pairs[i].op, pairs[i].input, pairs[i].output);
     result[i].analytic = analytic.bytes;
     result[i].analytic_rule = analytic.rule;
+    if (descends(pairs[i])) {
+      result[i].analytic_descending =
+          analytic_safe_overlap(sg, pairs[i].op, pairs[i].input, pairs[i].output, /*descending=*/true).bytes;
+    }
   }
   // The algorithmic engine runs kernels; only ask it where it is needed.
-  std::vector<OverlapCandidate> need;
+  std::vector<OverlapCandidate> need, need_descending;
   for (const OpOverlap& o : result) {
     bool wanted = options.compute_algorithmic || options.method == OverlapMethod::kAlgorithmic || !o.analytic;
-    if (wanted && o.pair.input != kNoTensor && options.method != OverlapMethod::kNone) need.push_back(o.pair);
+    if (wanted && o.pair.input != kNoTensor && options.method != OverlapMethod::kNone) {
+      need.push_back(o.pair);
+      if (descends(o.pair)) need_descending.push_back(o.pair);
+    }
   }
   for (AlgorithmicOverlap& a : algorithmic_overlaps(graph, need)) {
     OpOverlap& o = result[static_cast<size_t>(a.pair.op)];
     o.algorithmic = a.bytes;
     o.algorithmic_unavailable = a.unavailable;
   }
+  std::vector<char> descending_failed(result.size(), 0);
+  for (AlgorithmicOverlap& a : algorithmic_overlaps(graph, need_descending, /*descending=*/true)) {
+    result[static_cast<size_t>(a.pair.op)].algorithmic_descending = a.bytes;
+    descending_failed[static_cast<size_t>(a.pair.op)] = !a.bytes;
+  }
+  auto used = [&](const std::optional<int64_t>& analytic, const std::optional<int64_t>& algorithmic) -> int64_t {
+    std::optional<int64_t> chosen = options.method == OverlapMethod::kAnalytic ? (analytic ? analytic : algorithmic)
+                                                                               : (algorithmic ? algorithmic : analytic);
+    return chosen ? *chosen / options.alignment * options.alignment : 0;
+  };
   for (OpOverlap& o : result) {
     if (!o.pair.input_dies || options.method == OverlapMethod::kNone) continue;
-    std::optional<int64_t> chosen = options.method == OverlapMethod::kAnalytic
-                                        ? (o.analytic ? o.analytic : o.algorithmic)
-                                        : (o.algorithmic ? o.algorithmic : o.analytic);
-    if (chosen) o.used_bytes = *chosen / options.alignment * options.alignment;
+    o.used_bytes = used(o.analytic, o.algorithmic);
+    // A kernel that failed to run cannot walk descending either.
+    if (!descending_failed[static_cast<size_t>(o.pair.op)]) {
+      o.used_descending_bytes = used(o.analytic_descending, o.algorithmic_descending);
+    }
   }
   return result;
 }
@@ -59,10 +91,10 @@ void add_overlap_pairs(MemoryProblem& problem, const std::vector<OpOverlap>& ove
                : -1;
   };
   for (const OpOverlap& o : overlaps) {
-    if (o.used_bytes <= 0) continue;
+    if (o.used_bytes <= 0 && o.used_descending_bytes <= 0) continue;
     int32_t out = buffer(o.pair.output), in = buffer(o.pair.input);
     if (out < 0 || in < 0) continue;
-    problem.overlaps.push_back({o.pair.op, out, in, o.used_bytes});
+    problem.overlaps.push_back({o.pair.op, out, in, o.used_bytes, o.used_descending_bytes});
   }
 }
 

@@ -39,7 +39,8 @@ int64_t lower_bound_with_overlap_bytes(const MemoryProblem& problem) {
   std::vector<int64_t> saving(live.size(), 0);
   for (const OverlapPair& pair : problem.overlaps) {
     if (pair.op < 0 || static_cast<size_t>(pair.op) >= saving.size()) continue;
-    saving[static_cast<size_t>(pair.op)] = std::max(saving[static_cast<size_t>(pair.op)], pair.safe_overlap);
+    saving[static_cast<size_t>(pair.op)] =
+        std::max({saving[static_cast<size_t>(pair.op)], pair.safe_overlap, pair.safe_overlap_descending});
   }
   int64_t bound = 0;
   for (size_t i = 0; i < live.size(); ++i) bound = std::max(bound, live[i] - saving[i]);
@@ -49,22 +50,40 @@ int64_t lower_bound_with_overlap_bytes(const MemoryProblem& problem) {
 
 namespace {
 
-// What runs of forced overlaps need when the arena is `arena` bytes.
+// Which way an op's forced overlap must go: only ascending (output below,
+// starts `delta` = |O| - O_s apart), only descending (output above, ends
+// |O| - O_s_descending apart), or either.
+enum class Walk { kAscending, kDescending, kEither };
+
+Walk walk_of(const OverlapPair& pair) {
+  if (pair.safe_overlap > 0 && pair.safe_overlap_descending > 0) return Walk::kEither;
+  return pair.safe_overlap_descending > 0 ? Walk::kDescending : Walk::kAscending;
+}
+
+// What runs of forced overlaps need when the arena is `arena` bytes. Along a
+// run of ops that can only walk ascending each output starts at least its
+// delta below its input, so the run's first input ends its size plus the
+// sum of the deltas above the last output's start; runs that can only walk
+// descending are the mirror image. An op that may walk either way lets the
+// run turn back, so runs are cut there (each part still bounds the arena).
 int64_t chain_requirement(const MemoryProblem& problem, const std::vector<int64_t>& live,
                           const std::vector<const OverlapPair*>& pair_of_op,
                           const std::vector<int32_t>& next_op, int64_t arena) {
   auto forced = [&](int32_t op) { return live[static_cast<size_t>(op)] > arena && pair_of_op[static_cast<size_t>(op)]; };
+  auto size = [&](int32_t buffer) { return problem.buffers[static_cast<size_t>(buffer)].size; };
   int64_t need = 0;
   for (int32_t start = 0; start < problem.op_count; ++start) {
     if (!forced(start)) continue;
-    // Walk the run from `start`: the input of `start` sits above every later
-    // output of the run by the sum of their deltas.
     const OverlapPair* first = pair_of_op[static_cast<size_t>(start)];
-    int64_t input_size = problem.buffers[static_cast<size_t>(first->input_buffer)].size;
+    const Walk walk = walk_of(*first);
+    if (walk == Walk::kEither) continue;
+    const int64_t input_size = size(first->input_buffer);
     int64_t displacement = 0;
     for (int32_t op = start; op >= 0 && forced(op); op = next_op[static_cast<size_t>(op)]) {
       const OverlapPair* pair = pair_of_op[static_cast<size_t>(op)];
-      displacement += problem.buffers[static_cast<size_t>(pair->output_buffer)].size - pair->safe_overlap;
+      if (walk_of(*pair) != walk) break;
+      const int64_t overlap = walk == Walk::kAscending ? pair->safe_overlap : pair->safe_overlap_descending;
+      displacement += size(pair->output_buffer) - overlap;
       need = std::max(need, input_size + displacement);
     }
   }
@@ -80,7 +99,8 @@ int64_t chain_lower_bound_with_overlap_bytes(const MemoryProblem& problem) {
   for (const OverlapPair& pair : problem.overlaps) {
     if (pair.op < 0 || static_cast<size_t>(pair.op) >= live.size()) continue;
     const OverlapPair*& slot = pair_of_op[static_cast<size_t>(pair.op)];
-    if (!slot || pair.safe_overlap > slot->safe_overlap) slot = &pair;
+    auto best = [](const OverlapPair& p) { return std::max(p.safe_overlap, p.safe_overlap_descending); };
+    if (!slot || best(pair) > best(*slot)) slot = &pair;
   }
   // next_op[k]: the op whose overlapped input is op k's overlapped output.
   std::vector<int32_t> op_of_input(problem.buffers.size(), -1);

@@ -29,7 +29,7 @@ std::vector<int32_t> pressure_order(const MemoryProblem& problem) {
   std::vector<int64_t> pressure = live_bytes_per_op(problem);
   for (const OverlapPair& pair : problem.overlaps) {
     if (pair.op >= 0 && static_cast<size_t>(pair.op) < pressure.size()) {
-      pressure[static_cast<size_t>(pair.op)] -= pair.safe_overlap;
+      pressure[static_cast<size_t>(pair.op)] -= std::max(pair.safe_overlap, pair.safe_overlap_descending);
     }
   }
   std::vector<int64_t> key(problem.buffers.size(), 0);

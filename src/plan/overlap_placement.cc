@@ -11,7 +11,8 @@ OverlapPlacer::OverlapPlacer(const MemoryProblem& problem, int64_t alignment, bo
   overlaps_of_.resize(n);
   if (use_overlaps) {
     for (const OverlapPair& pair : problem.overlaps) {
-      overlaps_of_[static_cast<size_t>(pair.output_buffer)].emplace_back(pair.input_buffer, pair.safe_overlap);
+      overlaps_of_[static_cast<size_t>(pair.output_buffer)].push_back(
+          {pair.input_buffer, pair.safe_overlap, pair.safe_overlap_descending});
     }
   }
   conflicts_.resize(n);
@@ -25,11 +26,11 @@ OverlapPlacer::OverlapPlacer(const MemoryProblem& problem, int64_t alignment, bo
   }
 }
 
-int64_t OverlapPlacer::overlap(int32_t lower, int32_t upper) const {
-  for (const auto& [input, bytes] : overlaps_of_[static_cast<size_t>(lower)]) {
-    if (input == upper) return bytes;
+const OverlapPlacer::Allowance* OverlapPlacer::allowance(int32_t output, int32_t input) const {
+  for (const Allowance& a : overlaps_of_[static_cast<size_t>(output)]) {
+    if (a.input == input) return &a;
   }
-  return 0;
+  return nullptr;
 }
 
 std::vector<int32_t> OverlapPlacer::reverse_order() const {
@@ -65,14 +66,28 @@ void OverlapPlacer::forbidden_ranges(int32_t x, const Plan& plan, const std::vec
     if (!placed[static_cast<size_t>(t)]) continue;
     const int64_t t_start = plan.offsets[static_cast<size_t>(t)];
     const int64_t t_size = problem_.buffers[static_cast<size_t>(t)].size;
-    // Without overlap X must end by T's start or start at T's end. When X is
-    // the output and T its dying input, X may reach `below` bytes into T;
-    // when T is the output and X its input, X may start `above` bytes before
-    // T's end.
-    const int64_t below = overlap(x, t);
-    const int64_t above = overlap(t, x);
+    // Without overlap X must end by T's start or start at T's end. An
+    // overlap pair lets X reach into T from below by `below` bytes and from
+    // above by `above` bytes: X the output and T its input, an ascending
+    // walk puts X below and a descending one above; X the input, the other
+    // way round.
+    int64_t below = 0, above = 0;
+    if (const Allowance* a = allowance(x, t)) {
+      below = a->ascending;
+      above = a->descending;
+    } else if (const Allowance* b = allowance(t, x)) {
+      below = b->descending;
+      above = b->ascending;
+    }
     ranges.emplace_back(t_start - size + below, t_start + t_size - above);
   }
+}
+
+void OverlapPlacer::finish(Plan& plan) const {
+  for (size_t i = 0; i < problem_.buffers.size(); ++i) {
+    plan.arena_size = std::max(plan.arena_size, plan.offsets[i] + problem_.buffers[i].size);
+  }
+  plan.descending_ops = descending_ops(problem_, plan);
 }
 
 Plan OverlapPlacer::place(const std::vector<int32_t>& order) const {
@@ -100,9 +115,7 @@ Plan OverlapPlacer::place(const std::vector<int32_t>& order) const {
     plan.offsets[static_cast<size_t>(x)] = candidate;
     placed[static_cast<size_t>(x)] = 1;
   }
-  for (size_t i = 0; i < n; ++i) {
-    plan.arena_size = std::max(plan.arena_size, plan.offsets[i] + problem_.buffers[i].size);
-  }
+  finish(plan);
   return plan;
 }
 
@@ -131,10 +144,29 @@ std::optional<Plan> OverlapPlacer::place_highest(const std::vector<int32_t>& ord
     plan.offsets[static_cast<size_t>(x)] = candidate;
     placed[static_cast<size_t>(x)] = 1;
   }
-  for (size_t i = 0; i < n; ++i) {
-    plan.arena_size = std::max(plan.arena_size, plan.offsets[i] + problem_.buffers[i].size);
-  }
+  finish(plan);
   return plan;
+}
+
+}  // namespace dmo
+
+namespace dmo {
+
+std::vector<int32_t> descending_ops(const MemoryProblem& problem, const Plan& plan) {
+  std::vector<int32_t> ops;
+  for (const OverlapPair& pair : problem.overlaps) {
+    const auto out = static_cast<size_t>(pair.output_buffer), in = static_cast<size_t>(pair.input_buffer);
+    const int64_t out_start = plan.offsets[out], in_start = plan.offsets[in];
+    const int64_t out_size = problem.buffers[out].size, in_size = problem.buffers[in].size;
+    const bool touch = out_size > 0 && in_size > 0 && out_start < in_start + in_size && in_start < out_start + out_size;
+    if (!touch) continue;
+    const bool ascending_ok = in_start - out_start >= out_size - pair.safe_overlap;
+    const bool descending_ok = pair.safe_overlap_descending > 0 && out_start - in_start >= in_size - pair.safe_overlap_descending;
+    if (!ascending_ok && descending_ok) ops.push_back(pair.op);
+  }
+  std::sort(ops.begin(), ops.end());
+  ops.erase(std::unique(ops.begin(), ops.end()), ops.end());
+  return ops;
 }
 
 }  // namespace dmo

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 namespace dmo {
 
@@ -14,11 +15,12 @@ std::vector<std::string> validate_plan(const MemoryProblem& problem, const Plan&
     errors.push_back(fmt::format("plan has {} offsets for {} buffers", plan.offsets.size(), n));
     return errors;
   }
-  // Allowed overlap keyed by (output buffer, input buffer).
-  std::map<std::pair<size_t, size_t>, int64_t> allowed;
+  // Overlap pairs keyed by (output buffer, input buffer).
+  std::map<std::pair<size_t, size_t>, const OverlapPair*> allowed;
   for (const OverlapPair& pair : problem.overlaps) {
-    allowed[{static_cast<size_t>(pair.output_buffer), static_cast<size_t>(pair.input_buffer)}] = pair.safe_overlap;
+    allowed[{static_cast<size_t>(pair.output_buffer), static_cast<size_t>(pair.input_buffer)}] = &pair;
   }
+  std::set<int32_t> descending(plan.descending_ops.begin(), plan.descending_ops.end());
   int64_t max_end = 0;
   for (size_t i = 0; i < n; ++i) {
     const BufferRequest& b = problem.buffers[i];
@@ -45,10 +47,19 @@ std::vector<std::string> validate_plan(const MemoryProblem& problem, const Plan&
       if (!problem.buffers[a].lifetime.intersects(problem.buffers[b].lifetime)) continue;
       int64_t shared = a_end - plan.offsets[b];
       // An output may sit below its dying input when the input starts at
-      // least |O| - O_s above it: every later read is then above every write.
+      // least |O| - O_s above it and the op walks ascending: every later
+      // read is then above every write. Mirrored for an op walking
+      // descending: the output starts at least |I| - O_s_descending above
+      // the input.
       auto allowed_as = [&](size_t out, size_t in) {
         auto it = allowed.find({out, in});
-        return it != allowed.end() && plan.offsets[in] - plan.offsets[out] >= problem.buffers[out].size - it->second;
+        if (it == allowed.end()) return false;
+        const OverlapPair& pair = *it->second;
+        if (descending.count(pair.op)) {
+          return pair.safe_overlap_descending > 0 &&
+                 plan.offsets[out] - plan.offsets[in] >= problem.buffers[in].size - pair.safe_overlap_descending;
+        }
+        return plan.offsets[in] - plan.offsets[out] >= problem.buffers[out].size - pair.safe_overlap;
       };
       if (allowed_as(a, b) || allowed_as(b, a)) continue;
       errors.push_back(fmt::format("tensors {} [{}, {}) and {} [{}, {}) are live together and share {} bytes",

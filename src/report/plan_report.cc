@@ -57,18 +57,34 @@ PlanReport make_plan_report(const Graph& graph, const PlanReportOptions& options
   overlap_options.preserve_graph_inputs = options.preserve_graph_inputs;
   overlap_options.alignment = options.alignment;
   overlap_options.compute_algorithmic = options.method != OverlapMethod::kNone;
+  overlap_options.allow_descending = options.allow_descending;
+  r.allow_descending = options.allow_descending;
   r.overlaps = compute_safe_overlaps(graph, overlap_options);
   add_overlap_pairs(r.problem, r.overlaps);
   r.lower_bound_overlap_per_op_bytes = lower_bound_with_overlap_bytes(r.problem);
   r.lower_bound_overlap_bytes = chain_lower_bound_with_overlap_bytes(r.problem);
   DmoPlannerOptions with_overlap;
   with_overlap.alignment = options.alignment;
-  r.dmo = plan_dmo(r.problem, with_overlap);
-  require_valid(r.problem, r.dmo, options.alignment, graph);
   // Never worse than what users have today.
-  if (r.tflm_greedy.arena_size < r.dmo.arena_size) {
-    r.dmo = r.tflm_greedy;
-    r.dmo.planner = "dmo (TFLM greedy order)";
+  auto plan_no_worse_than_tflm = [&](const MemoryProblem& problem) {
+    Plan plan = plan_dmo(problem, with_overlap);
+    require_valid(problem, plan, options.alignment, graph);
+    if (r.tflm_greedy.arena_size < plan.arena_size) {
+      plan = r.tflm_greedy;
+      plan.planner = "dmo (TFLM greedy order)";
+    }
+    return plan;
+  };
+  r.dmo = plan_no_worse_than_tflm(r.problem);
+  if (r.dmo.descending_ops.empty()) {
+    r.dmo_ascending = r.dmo;
+  } else {
+    MemoryProblem ascending = r.problem;
+    for (OverlapPair& pair : ascending.overlaps) pair.safe_overlap_descending = 0;
+    r.dmo_ascending = plan_no_worse_than_tflm(ascending);
+    // Walk descending only where it saves bytes: an ascending plan of the
+    // same size also runs on TFLM's kernels.
+    if (r.dmo_ascending.arena_size <= r.dmo.arena_size) r.dmo = r.dmo_ascending;
   }
   return r;
 }
@@ -95,8 +111,19 @@ nlohmann::json other_subgraphs_json(const Graph& graph) {
 
 }  // namespace
 
+namespace {
+
+std::vector<char> descending_flags(const Subgraph& sg, const Plan& plan) {
+  std::vector<char> flags(sg.ops.size(), 0);
+  for (int32_t op : plan.descending_ops) flags[static_cast<size_t>(op)] = 1;
+  return flags;
+}
+
+}  // namespace
+
 nlohmann::json plan_report_json(const Graph& graph, const PlanReport& r) {
   const Subgraph& sg = graph.main();
+  const std::vector<char> descending = descending_flags(sg, r.dmo);
   nlohmann::json ops = nlohmann::json::array();
   for (size_t i = 0; i < sg.ops.size(); ++i) {
     const Op& op = sg.ops[i];
@@ -106,7 +133,11 @@ nlohmann::json plan_report_json(const Graph& graph, const PlanReport& r) {
                    {"live_bytes", r.live_bytes[i]}, {"peak", static_cast<int32_t>(i) == r.peak_op},
                    {"overlap_input", o.pair.input}, {"overlap_output", o.pair.output},
                    {"input_dies", o.pair.input_dies}, {"analytic_bytes", optional(o.analytic)},
-                   {"algorithmic_bytes", optional(o.algorithmic)}, {"overlap_used_bytes", o.used_bytes}});
+                   {"algorithmic_bytes", optional(o.algorithmic)}, {"overlap_used_bytes", o.used_bytes},
+                   {"analytic_descending_bytes", optional(o.analytic_descending)},
+                   {"algorithmic_descending_bytes", optional(o.algorithmic_descending)},
+                   {"overlap_used_descending_bytes", o.used_descending_bytes},
+                   {"walk", descending[i] ? "descending" : "ascending"}});
   }
   std::vector<int64_t> offset_of(sg.tensors.size(), -1), dmo_offset_of(sg.tensors.size(), -1);
   for (size_t b = 0; b < r.problem.buffers.size(); ++b) {
@@ -140,6 +171,9 @@ nlohmann::json plan_report_json(const Graph& graph, const PlanReport& r) {
           {"lower_bound_overlap_bytes", r.lower_bound_overlap_bytes},
           {"lower_bound_overlap_per_op_bytes", r.lower_bound_overlap_per_op_bytes},
           {"dmo_bytes", r.dmo.arena_size},
+          {"dmo_ascending_bytes", r.dmo_ascending.arena_size},
+          {"descending_ops", r.dmo.descending_ops},
+          {"walks", r.allow_descending ? "ascending or descending" : "ascending"},
           {"overlap_method", overlap_method_name(r.method)},
           {"alignment", r.alignment},
           {"saving_vs_tflm_bytes", saving},
@@ -159,14 +193,17 @@ std::string plan_report_text(const Graph& graph, const PlanReport& r) {
   std::string out = fmt::format("model: {}\nsubgraph 0: {} ops, {} tensors, {} planned activation buffers\n\n",
                                 graph.source, sg.ops.size(), sg.tensors.size(), r.problem.buffers.size());
   auto bytes_or_dash = [](const std::optional<int64_t>& v) { return v ? fmt::format("{}", *v) : std::string("-"); };
-  out += fmt::format("{:>5}  {:<22} {:>12} {:>12} {:>12} {:>12}  {}\n", "op", "kind", "live bytes", "O_s analytic",
-                     "O_s algor.", "O_s used", "");
+  const std::vector<char> descending = descending_flags(sg, r.dmo);
+  out += fmt::format("{:>5}  {:<22} {:>12} {:>12} {:>12} {:>12} {:>12}  {:<4} {}\n", "op", "kind", "live bytes",
+                     "O_s analytic", "O_s algor.", "O_s used", "desc. used", "walk", "");
   for (size_t i = 0; i < sg.ops.size(); ++i) {
     bool peak = static_cast<int32_t>(i) == r.peak_op;
     const OpOverlap& o = r.overlaps[i];
-    out += fmt::format("{:>5}  {:<22} {:>12} {:>12} {:>12} {:>12}  {}\n", i, sg.ops[i].name(), r.live_bytes[i],
-                       bytes_or_dash(o.analytic), bytes_or_dash(o.algorithmic),
-                       o.pair.input_dies ? fmt::format("{}", o.used_bytes) : std::string("-"), peak ? "<- peak" : "");
+    auto used = [&](int64_t bytes) { return o.pair.input_dies ? fmt::format("{}", bytes) : std::string("-"); };
+    out += fmt::format("{:>5}  {:<22} {:>12} {:>12} {:>12} {:>12} {:>12}  {:<4} {}\n", i, sg.ops[i].name(),
+                       r.live_bytes[i], bytes_or_dash(o.analytic), bytes_or_dash(o.algorithmic), used(o.used_bytes),
+                       o.algorithmic_descending || o.analytic_descending ? used(o.used_descending_bytes) : "-",
+                       descending[i] ? "desc" : "asc", peak ? "<- peak" : "");
   }
   auto pct = [&](int64_t v) { return r.naive_bytes ? 100.0 * static_cast<double>(v) / static_cast<double>(r.naive_bytes) : 0.0; };
   out += fmt::format("\n{:<34} {:>12} bytes ({:5.1f}% of naive)\n", "naive (every tensor its own memory)",
@@ -183,9 +220,13 @@ std::string plan_report_text(const Graph& graph, const PlanReport& r) {
   out += fmt::format("{:<34} {:>12} bytes ({:5.1f}% of naive)\n",
                      fmt::format("lower_bound, {} overlap, chains", overlap_method_name(r.method)),
                      r.lower_bound_overlap_bytes, pct(r.lower_bound_overlap_bytes));
-  out += fmt::format("{:<34} {:>12} bytes ({:5.1f}% of naive)\n",
+  out += fmt::format("{:<34} {:>12} bytes ({:5.1f}% of naive; {} op(s) walk descending)\n",
                      fmt::format("dmo, {} overlap", overlap_method_name(r.method)), r.dmo.arena_size,
-                     pct(r.dmo.arena_size));
+                     pct(r.dmo.arena_size), r.dmo.descending_ops.size());
+  if (r.allow_descending) {
+    out += fmt::format("{:<34} {:>12} bytes ({:5.1f}% of naive)\n", "dmo, ascending walks only (TFLM)",
+                       r.dmo_ascending.arena_size, pct(r.dmo_ascending.arena_size));
+  }
   int64_t saving = r.tflm_greedy.arena_size - r.dmo.arena_size;
   out += fmt::format("{:<34} {:>12} bytes ({:5.1f}% of tflm_greedy)\n", "saving vs TFLM", saving,
                      r.tflm_greedy.arena_size ? 100.0 * static_cast<double>(saving) /

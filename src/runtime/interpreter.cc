@@ -7,6 +7,7 @@
 
 #include "dmo/error.h"
 #include "dmo/model/lifetime.h"
+#include "dmo/ops/walk_order.h"
 #include "dmo/plan/plan.h"
 
 namespace dmo {
@@ -24,6 +25,19 @@ Interpreter::Interpreter(const Graph& graph, TensorPlacement placement)
       throw Error(fmt::format("{}: tensor {} '{}' is not inside the {}-byte arena", graph.source, t, tensor.name,
                               placement_.arena_size));
     }
+  }
+  descending_.assign(subgraph_.ops.size(), 0);
+  for (int32_t op : placement_.descending_ops) {
+    if (op < 0 || static_cast<size_t>(op) >= subgraph_.ops.size()) {
+      throw Error(fmt::format("{}: placement walks op {} descending, but subgraph 0 has {} ops", graph.source, op,
+                              subgraph_.ops.size()));
+    }
+    const Op& o = subgraph_.ops[static_cast<size_t>(op)];
+    if (!kernel_walks_descending(static_cast<OpKind>(o.builtin_code))) {
+      throw Error(fmt::format("{}: placement walks op {} ({}) descending, which its kernel cannot", graph.source, op,
+                              o.name()));
+    }
+    descending_[static_cast<size_t>(op)] = 1;
   }
   arena_.assign(static_cast<size_t>(placement_.arena_size), 0);
   persistent_offsets_.assign(subgraph_.tensors.size(), -1);
@@ -115,6 +129,7 @@ OpContext Interpreter::context(int32_t op_index) const {
                  placement_.offsets[static_cast<size_t>(t)] >= 0;
     return r;
   };
+  ctx.descending = descending_[static_cast<size_t>(op_index)] != 0;
   for (int32_t t : ctx.op->inputs) ctx.inputs.push_back(ref(t, false));
   for (int32_t t : ctx.op->outputs) ctx.outputs.push_back(ref(t, true));
   return ctx;
@@ -154,17 +169,20 @@ std::optional<Clobber> Interpreter::run_checked(const OpObserver& after_op) {
 }
 
 int64_t algorithmic_safe_overlap(const Interpreter& interpreter, int32_t op, int32_t input_tensor,
-                                 int32_t output_tensor) {
+                                 int32_t output_tensor, bool descending) {
   OpContext ctx = interpreter.context(op);
+  ctx.descending = descending;
+  const Tensor& input = ctx.subgraph->tensors.at(static_cast<size_t>(input_tensor));
   const Tensor& output = ctx.subgraph->tensors.at(static_cast<size_t>(output_tensor));
-  AddressMemory memory(input_tensor, output_tensor, output.byte_size);
+  AddressMemory memory(input_tensor, output_tensor, input.byte_size, output.byte_size, descending);
   run_kernel(ctx, memory);
   return memory.safe_overlap();
 }
 
-int64_t algorithmic_safe_overlap(const Graph& graph, int32_t op, int32_t input_tensor, int32_t output_tensor) {
+int64_t algorithmic_safe_overlap(const Graph& graph, int32_t op, int32_t input_tensor, int32_t output_tensor,
+                                 bool descending) {
   return algorithmic_safe_overlap(Interpreter(graph, unshared_placement(graph.main())), op, input_tensor,
-                                  output_tensor);
+                                  output_tensor, descending);
 }
 
 }  // namespace dmo

@@ -4,12 +4,16 @@
 
 #include "dmo/ops/kernel_instantiation.h"
 #include "dmo/ops/kernels.h"
+#include "dmo/ops/walk_order.h"
 #include "dmo/runtime/interpreter.h"
 
 namespace dmo {
 
 template <class Memory>
 void run_kernel(const OpContext& ctx, Memory& memory) {
+  if (ctx.descending && !kernel_walks_descending(static_cast<OpKind>(ctx.op->builtin_code))) {
+    ctx.fail("this kernel walks its output ascending only; the plan asks for descending");
+  }
   switch (static_cast<OpKind>(ctx.op->builtin_code)) {
     // Windowed and matrix ops.
     case OpKind::kConv2D: return run_conv2d(ctx, memory);

@@ -22,6 +22,7 @@ TensorPlacement placement_from_plan(const Subgraph& subgraph, const MemoryProble
     placement.offsets[static_cast<size_t>(problem.buffers[b].tensor)] = plan.offsets[b];
   }
   placement.arena_size = plan.arena_size;
+  placement.descending_ops = plan.descending_ops;
   return placement;
 }
 

@@ -205,6 +205,7 @@ void LackeyTraceReader::end_layer(std::string_view name) {
   done.loads = open_->overlap.loads();
   done.stores = open_->overlap.stores();
   done.safe_overlap = open_->overlap.safe_overlap();
+  done.safe_overlap_descending = open_->overlap.safe_overlap_descending();
   if (open_->sampler) {
     picture_ = open_->sampler->take(done.name, static_cast<int64_t>(done.input.bytes),
                                     static_cast<int64_t>(done.output.bytes), done.safe_overlap, done.instructions);

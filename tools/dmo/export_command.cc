@@ -144,7 +144,10 @@ Command add_export_command(CLI::App& app) {
     }
     ModelFile model = read_model_file(o->model);
     Graph graph = read_tflite_bytes(model.bytes, model.source);
-    PlanReport report = make_plan_report(graph);
+    // TFLM's reference kernels walk ascending: plan for that order only.
+    PlanReportOptions ascending_only;
+    ascending_only.allow_descending = false;
+    PlanReport report = make_plan_report(graph, ascending_only);
     int64_t planned = 0;
     OfflinePlan plan = offline_plan_from_report(graph, report, planned);
 

@@ -63,6 +63,13 @@ TensorPlacement read_placement(const std::string& path, const Subgraph& subgraph
     if (!offset.is_number_integer()) throw Error(fmt::format("{}: offsets must be integers", path));
     placement.offsets.push_back(offset.get<int64_t>());
   }
+  if (j.contains("descending_ops")) {
+    if (!j["descending_ops"].is_array()) throw Error(fmt::format("{}: descending_ops must be a list of op indices", path));
+    for (const auto& op : j["descending_ops"]) {
+      if (!op.is_number_integer()) throw Error(fmt::format("{}: descending_ops must be integers", path));
+      placement.descending_ops.push_back(op.get<int32_t>());
+    }
+  }
   return placement;
 }
 

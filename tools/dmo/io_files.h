@@ -17,7 +17,8 @@ std::vector<uint8_t> load_input(const Graph& graph, const std::string& path, uin
 void write_file(const std::string& path, const std::vector<uint8_t>& bytes);
 void write_text_file(const std::string& path, const std::string& text);
 
-// A placement from JSON: {"arena_bytes": N, "offsets": [one per tensor of subgraph 0, -1 = none]}.
+// A placement from JSON: {"arena_bytes": N, "offsets": [one per tensor of
+// subgraph 0, -1 = none], "descending_ops": [optional op indices]}.
 TensorPlacement read_placement(const std::string& path, const Subgraph& subgraph);
 
 // The placement a run uses by default: dmo's plan with algorithmic overlaps.

@@ -19,6 +19,7 @@ Command add_plan_command(CLI::App& app) {
     bool preserve_inputs = false;
     std::string svg;
     int64_t alignment = 16;
+    std::string walks = "any";
   };
   auto options = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("plan", "Arena figures of a model: naive, TFLM's greedy planner, lower bound");
@@ -33,6 +34,10 @@ Command add_plan_command(CLI::App& app) {
   cmd->add_option("--alignment", options->alignment,
                   "bytes every offset and safe overlap is a multiple of (default 16, TFLM's buffer alignment)")
       ->check(CLI::IsMember({1, 2, 4, 8, 16, 32, 64}));
+  cmd->add_option("--walks", options->walks,
+                  "kernel walking orders to plan for: any (default; conv, depthwise conv and pooling may walk their "
+                  "output descending, as dmo's runtime can) or ascending (TFLite's order only, what TFLM runs)")
+      ->check(CLI::IsMember({"any", "ascending"}));
   cmd->add_option("--svg", options->svg, "draw the arena over time, TFLM's plan beside dmo's, into this SVG file");
   return [options] {
     Graph graph = load_model(options->model);
@@ -42,6 +47,7 @@ Command add_plan_command(CLI::App& app) {
                                                              : OverlapMethod::kAlgorithmic;
     report_options.preserve_graph_inputs = options->preserve_inputs;
     report_options.alignment = options->alignment;
+    report_options.allow_descending = options->walks == "any";
     PlanReport report = make_plan_report(graph, report_options);
     if (!options->svg.empty()) write_text_file(options->svg, plan_svg(graph, report));
     if (options->json) std::cout << plan_report_json(graph, report).dump(2) << '\n';

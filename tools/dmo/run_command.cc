@@ -23,7 +23,7 @@ Command add_run_command(CLI::App& app) {
   cmd->add_option("--seed", o->seed, "pattern seed when no --input is given");
   cmd->add_option("--output", o->output, "write the raw bytes of all outputs concatenated");
   cmd->add_option("--dump-tensors", o->dump_dir, "write every non-constant tensor as DIR/<index>.bin");
-  cmd->add_option("--plan", o->plan, "placement JSON {\"arena_bytes\", \"offsets\"} (default: dmo's plan)");
+  cmd->add_option("--plan", o->plan, "placement JSON {\"arena_bytes\", \"offsets\", optional \"descending_ops\"} (default: dmo's plan)");
   cmd->add_flag("--unshared", o->unshared, "give every tensor its own memory");
   return [o] {
     Graph graph = load_model(o->model);

@@ -3,6 +3,10 @@
 // that fall in its input or output buffer, and derives O_s from their order.
 // With --model it traces dmo's own ops through dmo_op_harness (next to this
 // binary), beside the algorithmic O_s of the same (input, output) pair.
+// Every layer gets both O_s: ascending (output below the input, overlapping
+// its start) and descending (output above the input, overlapping its end);
+// --descending makes the kernels that can walk descending do so, and the
+// algorithmic value shown is the one of the walk that was traced.
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -14,6 +18,7 @@
 
 #include "commands.h"
 #include "dmo/error.h"
+#include "dmo/ops/walk_order.h"
 #include "dmo/overlap/overlap_candidates.h"
 #include "dmo/runtime/interpreter.h"
 #include "dmo/trace/access_svg.h"
@@ -31,9 +36,12 @@ struct OpRow {
   int32_t op = 0;
   std::string kind;
   OverlapCandidate pair;
-  std::optional<int64_t> algorithmic;
-  std::string layer;  // the harness's layer name
+  bool descending = false;            // the walk the harness ran
+  std::optional<int64_t> algorithmic;  // of that walk: compare with O_s or O_s desc.
+  std::string layer;                   // the harness's layer name
 };
+
+const char* walk_name(bool descending) { return descending ? "descending" : "ascending"; }
 
 std::filesystem::path harness_path(bool novec) {
   std::error_code ec;
@@ -54,17 +62,24 @@ std::string text_table(const TraceRun& run, const std::vector<OpRow>& ops, bool 
   size_t width = 5;
   for (const auto& l : run.layers) width = std::max(width, l.name.size());
   const bool with_ops = !ops.empty();
-  out += fmt::format("{:<{}}  {:>10}  {:>13}  {:>11}  {:>12}  {:>9}{}\n", "layer", width, "events", "instructions",
-                     "input bytes", "output bytes", "O_s bytes", with_ops ? "  algorithmic" : "");
+  out += fmt::format("{:<{}}  {:>10}  {:>13}  {:>11}  {:>12}  {:>9}  {:>9}{}\n", "layer", width, "events",
+                     "instructions", "input bytes", "output bytes", "O_s bytes", "O_s desc.",
+                     with_ops ? "  algorithmic  walk" : "");
   for (const auto& l : run.layers) {
     std::string algorithmic;
     if (with_ops) {
       auto it = by_layer.find(l.name);
-      algorithmic = it != by_layer.end() && it->second->algorithmic ? fmt::format("{:>13}", *it->second->algorithmic)
-                                                                    : fmt::format("{:>13}", "-");
+      if (it == by_layer.end()) {
+        algorithmic = fmt::format("  {:>11}  -", "-");
+      } else {
+        const OpRow& r = *it->second;
+        algorithmic = r.algorithmic ? fmt::format("  {:>11}  {}", *r.algorithmic, walk_name(r.descending))
+                                    : fmt::format("  {:>11}  {}", "-", walk_name(r.descending));
+      }
     }
-    out += fmt::format("{:<{}}  {:>10}  {:>13}  {:>11}  {:>12}  {:>9}{}\n", l.name, width, l.events(), l.instructions,
-                       l.input.bytes, l.output.bytes, l.safe_overlap, algorithmic);
+    out += fmt::format("{:<{}}  {:>10}  {:>13}  {:>11}  {:>12}  {:>9}  {:>9}{}\n", l.name, width, l.events(),
+                       l.instructions, l.input.bytes, l.output.bytes, l.safe_overlap, l.safe_overlap_descending,
+                       algorithmic);
   }
   for (const auto& r : ops) {
     if (r.pair.input == kNoTensor || r.pair.output == kNoTensor) {
@@ -92,7 +107,8 @@ nlohmann::json json_report(const TraceRun& run, const std::vector<std::string>& 
                         {"instructions", l.instructions},
                         {"input_bytes", l.input.bytes},
                         {"output_bytes", l.output.bytes},
-                        {"safe_overlap_bytes", l.safe_overlap}};
+                        {"safe_overlap_bytes", l.safe_overlap},
+                        {"safe_overlap_descending_bytes", l.safe_overlap_descending}};
     if (auto it = by_layer.find(l.name); it != by_layer.end()) {
       const OpRow& r = *it->second;
       j["op"] = r.op;
@@ -101,6 +117,7 @@ nlohmann::json json_report(const TraceRun& run, const std::vector<std::string>& 
       j["output_tensor"] = r.pair.output;
       j["algorithmic_bytes"] = r.algorithmic ? nlohmann::json(*r.algorithmic) : nlohmann::json(nullptr);
       j["vectorised"] = !novec;
+      j["walk"] = walk_name(r.descending);
     }
     layers.push_back(std::move(j));
   }
@@ -123,7 +140,7 @@ Command add_trace_command(CLI::App& app) {
     bool json = false;
     std::string svg, layer, model, log;
     std::vector<int32_t> ops;
-    bool novec = false, no_prefix = false;
+    bool novec = false, no_prefix = false, descending = false;
     size_t max_points = 20000;
   };
   auto o = std::make_shared<Options>();
@@ -137,6 +154,8 @@ Command add_trace_command(CLI::App& app) {
   cmd->add_option("--model", o->model, "trace ops of this model (.tflite or zoo name) with dmo_op_harness");
   cmd->add_option("--op", o->ops, "with --model: an op index to trace (repeatable)");
   cmd->add_flag("--novec", o->novec, "with --model: use the kernels compiled without auto-vectorisation");
+  cmd->add_flag("--descending", o->descending,
+                "with --model: ops whose kernels can walk descending do so (output above the input)");
   cmd->add_flag("--no-prefix", o->no_prefix,
                 "with --model: fill the traced op's inputs with the pattern instead of running the ops before it");
   cmd->add_option("--log", o->log, "analyse a lackey log valgrind already wrote instead of running a program");
@@ -144,8 +163,8 @@ Command add_trace_command(CLI::App& app) {
     const int sources = !o->command.empty() + !o->model.empty() + !o->log.empty();
     if (sources != 1) throw Error("trace: give exactly one of: -- PROGRAM ARGS..., --model MODEL --op N, --log FILE");
     if (!o->model.empty() && o->ops.empty()) throw Error("trace: --model needs at least one --op N");
-    if (o->model.empty() && (!o->ops.empty() || o->novec || o->no_prefix)) {
-      throw Error("trace: --op, --novec and --no-prefix go with --model");
+    if (o->model.empty() && (!o->ops.empty() || o->novec || o->no_prefix || o->descending)) {
+      throw Error("trace: --op, --novec, --no-prefix and --descending go with --model");
     }
     if (!o->layer.empty() && o->svg.empty())
       throw Error("trace: --layer chooses the layer --svg draws; give --svg FILE");
@@ -163,6 +182,7 @@ Command add_trace_command(CLI::App& app) {
       const auto pairs = overlap_candidates(sg, false);
       command = {harness_path(o->novec).string()};
       if (o->no_prefix) command.push_back("--no-prefix");
+      if (o->descending) command.push_back("--descending");
       command.insert(command.end(), {"--model", o->model});
       for (int32_t op : o->ops) {
         if (op < 0 || static_cast<size_t>(op) >= sg.ops.size()) {
@@ -173,9 +193,12 @@ Command add_trace_command(CLI::App& app) {
         r.kind = sg.ops[static_cast<size_t>(op)].name();
         r.pair = pairs[static_cast<size_t>(op)];
         r.layer = traced_op_layer_name(graph->source, op, r.kind);
+        // The harness walks descending exactly these ops.
+        r.descending =
+            o->descending && kernel_walks_descending(static_cast<OpKind>(sg.ops[static_cast<size_t>(op)].builtin_code));
         if (r.pair.input != kNoTensor && r.pair.output != kNoTensor) {
           try {
-            r.algorithmic = algorithmic_safe_overlap(*graph, op, r.pair.input, r.pair.output);
+            r.algorithmic = algorithmic_safe_overlap(*graph, op, r.pair.input, r.pair.output, r.descending);
           } catch (const Error&) {
             // dmo has no kernel for it: the harness fails too, with the message.
           }

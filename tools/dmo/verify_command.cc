@@ -18,13 +18,19 @@ Command add_verify_command(CLI::App& app) {
   cmd->add_option("model", o->model, "a .tflite file or a zoo model name")->required();
   cmd->add_option("--input", o->input, "raw bytes of all inputs concatenated (default: the seed's pattern)");
   cmd->add_option("--seed", o->seed, "pattern seed when no --input is given");
-  cmd->add_option("--plan", o->plan, "placement JSON {\"arena_bytes\", \"offsets\"} (default: dmo's plan)");
+  cmd->add_option("--plan", o->plan, "placement JSON {\"arena_bytes\", \"offsets\", optional \"descending_ops\"} (default: dmo's plan)");
   return [o] {
     Graph graph = load_model(o->model);
     std::vector<uint8_t> input = load_input(graph, o->input, o->seed);
     TensorPlacement placement = o->plan.empty() ? default_placement(graph) : read_placement(o->plan, graph.main());
     VerifyResult result = verify_placement(graph, placement, input);
-    std::cout << graph.source << ": " << placement.arena_size << "-byte arena: " << result.describe(graph) << '\n';
+    std::string walks;
+    if (!placement.descending_ops.empty()) {
+      const size_t n = placement.descending_ops.size();
+      walks = " (" + std::to_string(n) + (n == 1 ? " op walking" : " ops walking") + " descending)";
+    }
+    std::cout << graph.source << ": " << placement.arena_size << "-byte arena" << walks << ": " << result.describe(graph)
+              << '\n';
     return result.ok() ? 0 : 1;
   };
 }

@@ -3,7 +3,7 @@
 // keeps only its loads of the op's overlap-candidate input and its stores
 // into its output. Plans nothing: every tensor has memory of its own.
 //
-//   dmo_op_harness [--seed N] [--no-prefix] GROUP...
+//   dmo_op_harness [--seed N] [--no-prefix] [--descending] GROUP...
 //   GROUP: --model MODEL --op N [--op N ...]   a .tflite file or zoo name
 //        | --bundle FILE                      graphs and ops from write_graph_bundle
 //
@@ -11,6 +11,9 @@
 // --no-prefix runs only the traced ops, their activation inputs filled with
 // the input pattern instead of the earlier ops' results (dmo's kernels take
 // no address from a value, so O_s is the same; the trace is much shorter).
+// --descending runs the traced ops whose kernels can walk their output
+// descending (ops/walk_order.h) that way; the others walk ascending, each
+// named once on stderr.
 // Built twice: dmo_op_harness with dmo's normal (vectorised) kernels and
 // dmo_op_harness_novec with kernels compiled without auto-vectorisation.
 #include <fmt/format.h>
@@ -21,10 +24,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dmo/error.h"
 #include "dmo/model/lifetime.h"
+#include "dmo/ops/walk_order.h"
 #include "dmo/overlap/overlap_candidates.h"
 #include "dmo/runtime/input_pattern.h"
 #include "dmo/runtime/interpreter.h"
@@ -39,6 +44,7 @@ namespace {
 struct Options {
   uint32_t seed = 1;
   bool run_prefix = true;
+  bool descending = false;
 };
 
 Graph load_graph(const std::string& model) {
@@ -82,7 +88,19 @@ void run_graph(const Graph& graph, std::vector<int32_t> ops, const Options& opti
     }
   }
   const std::vector<OverlapCandidate> pairs = overlap_candidates(sg, false);
-  Interpreter interpreter(graph, unshared_placement(sg));
+  TensorPlacement placement = unshared_placement(sg);
+  if (options.descending) {
+    // Only the traced ops: the ones before them just compute their inputs.
+    for (int32_t op : ops) {
+      const Op& o = sg.ops[static_cast<size_t>(op)];
+      if (kernel_walks_descending(static_cast<OpKind>(o.builtin_code)))
+        placement.descending_ops.push_back(op);
+      else
+        std::fprintf(stderr, "dmo_op_harness: %s op %d (%s) cannot walk descending: traced ascending\n",
+                     graph.source.c_str(), op, o.name().c_str());
+    }
+  }
+  Interpreter interpreter(graph, std::move(placement));
   interpreter.set_inputs(pattern_input(sg, options.seed));
   int32_t next = 0;
   for (int32_t op : ops) {
@@ -125,6 +143,8 @@ int run(int argc, char** argv) {
       options.seed = static_cast<uint32_t>(parse_int(value(), "--seed"));
     else if (arg == "--no-prefix")
       options.run_prefix = false;
+    else if (arg == "--descending")
+      options.descending = true;
     else if (arg == "--model")
       groups.push_back({value(), "", {}});
     else if (arg == "--bundle")
@@ -134,7 +154,7 @@ int run(int argc, char** argv) {
       groups.back().ops.push_back(parse_int(value(), "--op"));
     } else {
       throw Error(
-          fmt::format("unknown argument '{}'; usage: dmo_op_harness [--seed N] [--no-prefix] "
+          fmt::format("unknown argument '{}'; usage: dmo_op_harness [--seed N] [--no-prefix] [--descending] "
                       "(--model MODEL --op N [--op N ...] | --bundle FILE)...",
                       arg));
     }

@@ -17,7 +17,10 @@ struct AlgorithmicOverlap {
   std::string unavailable;       // why, when absent
 };
 
-// For every candidate with an input; ops without a kernel are reported, not fatal.
-std::vector<AlgorithmicOverlap> algorithmic_overlaps(const Graph& graph, const std::vector<OverlapCandidate>& pairs);
+// For every candidate with an input; ops without a kernel are reported, not
+// fatal. `descending` runs the kernels walking descending (only the kinds
+// of ops/walk_order.h can).
+std::vector<AlgorithmicOverlap> algorithmic_overlaps(const Graph& graph, const std::vector<OverlapCandidate>& pairs,
+                                                     bool descending = false);
 
 }  // namespace dmo

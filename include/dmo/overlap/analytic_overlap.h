@@ -22,7 +22,11 @@ struct AnalyticOverlap {
   std::string rule;              // which closed form applied, or why none did
 };
 
-AnalyticOverlap analytic_safe_overlap(const Subgraph& subgraph, int32_t op, int32_t input, int32_t output);
+// `descending`: the bound for the kernel walking descending (how far the
+// input's end may overlap the start of an output above it), from the same
+// line on the mirrored tensors; only the windowed ops walk descending.
+AnalyticOverlap analytic_safe_overlap(const Subgraph& subgraph, int32_t op, int32_t input, int32_t output,
+                                      bool descending = false);
 
 // The combined formula in elements, before clamping: exposed for tests.
 double analytic_overlap_elements(double a, double b, double n);

@@ -25,6 +25,11 @@ struct OpOverlap {
   std::optional<int64_t> algorithmic;  // from the kernel's loop nest, when dmo has the kernel
   std::string algorithmic_unavailable;
   int64_t used_bytes = 0;              // what the planner may overlap
+  // The same for the kernel walking descending (output above the input,
+  // overlapping the input's end), for ops whose kernels can.
+  std::optional<int64_t> analytic_descending;
+  std::optional<int64_t> algorithmic_descending;
+  int64_t used_descending_bytes = 0;
 };
 
 struct SafeOverlapOptions {
@@ -32,6 +37,9 @@ struct SafeOverlapOptions {
   bool preserve_graph_inputs = false;
   int64_t alignment = 16;
   bool compute_algorithmic = true;  // also when the method is analytic (for reports)
+  // Let kernels that can walk descending do so (dmo's runtime and generated
+  // code); false keeps TFLite's ascending order, which TFLM's kernels need.
+  bool allow_descending = true;
 };
 
 // Analytic: the closed form where there is one, else the algorithmic value.

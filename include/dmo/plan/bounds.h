@@ -19,14 +19,17 @@ std::vector<int64_t> live_bytes_per_op(const MemoryProblem& problem);
 int64_t lower_bound_bytes(const MemoryProblem& problem);
 
 // With overlaps: at each op the live bytes less the safe overlap of the
-// op's overlap pair (the largest, if it has several).
+// op's overlap pair (the largest of either walk, and of its pairs).
 int64_t lower_bound_with_overlap_bytes(const MemoryProblem& problem);
 
 // The per-op bound with overlaps, tightened by chains: when an op's live
-// bytes exceed the arena, its output must sit below its input by at least
-// delta = |O| - O_s; along a run of such ops where each output is the next
-// op's overlapped input the displacements add up, so the run's first input
-// needs its size plus every delta below it. The smallest arena meeting both.
+// bytes exceed the arena, its output must overlap its input, sitting below
+// it with starts at least |O| - O_s apart (ascending walk) or above it with
+// ends at least |O| - O_s_descending apart (descending walk). Along a run of
+// such ops that can only walk one way, where each output is the next op's
+// overlapped input, the displacements add up, so the run's first input
+// needs its size plus all of them. Ops that may walk either way can turn
+// the run back and add nothing here. The smallest arena meeting both.
 int64_t chain_lower_bound_with_overlap_bytes(const MemoryProblem& problem);
 
 }  // namespace dmo

@@ -1,7 +1,9 @@
 // First-fit placement of buffers in a given order, honouring overlap pairs:
 // each buffer goes to the lowest aligned offset where it collides with no
 // placed buffer whose lifetime intersects, except that an op's output may
-// sit below its dying input with the input starting |O| - O_s above it.
+// sit below its dying input with the input starting |O| - O_s above it
+// (ascending walk) or above it starting |I| - O_s_descending above the
+// input (descending walk). The plan records which ops must walk descending.
 #pragma once
 
 #include <cstdint>
@@ -35,17 +37,26 @@ class OverlapPlacer {
   std::vector<int32_t> reverse_order() const;
 
  private:
-  // Allowed overlap of (lower, upper) when `lower` is an output and `upper`
-  // its dying input; 0 otherwise.
-  int64_t overlap(int32_t lower, int32_t upper) const;
+  struct Allowance {
+    int32_t input;
+    int64_t ascending, descending;  // the pair's safe overlaps
+  };
+  // The overlap pair of (output, input), if there is one.
+  const Allowance* allowance(int32_t output, int32_t input) const;
+  // Arena size and the ops that must walk descending.
+  void finish(Plan& plan) const;
   // Forbidden open ranges for the start of `x` given the placed buffers.
   void forbidden_ranges(int32_t x, const Plan& plan, const std::vector<char>& placed,
                         std::vector<std::pair<int64_t, int64_t>>& ranges) const;
 
   const MemoryProblem& problem_;
   int64_t alignment_;
-  std::vector<std::vector<std::pair<int32_t, int64_t>>> overlaps_of_;  // per output buffer: (input, O_s)
+  std::vector<std::vector<Allowance>> overlaps_of_;  // per output buffer
   std::vector<std::vector<int32_t>> conflicts_;                      // buffers with intersecting lifetimes
 };
+
+// The ops whose overlap pair the plan uses from above (output above its
+// input), so their kernels must walk descending; sorted.
+std::vector<int32_t> descending_ops(const MemoryProblem& problem, const Plan& plan);
 
 }  // namespace dmo

@@ -1,8 +1,10 @@
 // Checks a plan against its problem, independently of the planner that made
 // it: buffers whose lifetimes intersect must not share bytes, except an
 // allowed (output, dying input) overlap pair, where the input may start as
-// little as |O| - O_s bytes above the output's start;
-// offsets aligned; arena size = max end.
+// little as |O| - O_s bytes above the output's start (ops walking ascending)
+// or the output as little as |I| - O_s_descending above the input's start
+// (ops the plan lists as walking descending); offsets aligned; arena size =
+// max end.
 #pragma once
 
 #include <string>

@@ -1,5 +1,6 @@
 // `dmo overlap`: per op, the (input, output) pair and its safe overlap by
-// the analytic and the algorithmic method.
+// the analytic and the algorithmic method, for the kernel walking ascending
+// and, where dmo's kernel can, descending.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -20,6 +20,10 @@ struct PlanReportOptions {
   // alignment, so a plan drops into TFLM as is; the element size (4 for
   // float) is the smallest the reference kernels accept.
   int64_t alignment = 16;
+  // Let conv, depthwise conv and pooling walk descending where that packs
+  // tighter (dmo's runtime and generated code); false plans for TFLite's
+  // ascending kernels only, as TFLM needs.
+  bool allow_descending = true;
 };
 
 struct PlanReport {
@@ -36,7 +40,9 @@ struct PlanReport {
   int64_t alignment = 16;
   std::vector<OpOverlap> overlaps;  // per op
   Plan dmo_no_overlap;
+  bool allow_descending = true;
   Plan dmo;
+  Plan dmo_ascending;  // ascending walks only (TFLM's kernels); == dmo when descending is not allowed
   int64_t lower_bound_overlap_per_op_bytes = 0;  // live bytes less the op's O_s, at the worst op
   int64_t lower_bound_overlap_bytes = 0;         // the same, tightened by chains of forced overlaps
 };

@@ -50,14 +50,19 @@ class Interpreter {
   mutable std::vector<uint8_t> arena_;       // the planned tensors
   mutable std::vector<uint8_t> persistent_;  // variable tensors
   std::vector<int64_t> persistent_offsets_;
+  std::vector<char> descending_;  // per op: walks its output descending
 };
 
 // Runs `op` with the address-only policy: the algorithmic safe overlap of
 // (input_tensor, output_tensor), in bytes, for the kernel's loop order.
-int64_t algorithmic_safe_overlap(const Graph& graph, int32_t op, int32_t input_tensor, int32_t output_tensor);
+// Ascending: how far the output's end may overlap the start of an input
+// above it; descending: how far the input's end may overlap the start of an
+// output above it.
+int64_t algorithmic_safe_overlap(const Graph& graph, int32_t op, int32_t input_tensor, int32_t output_tensor,
+                                 bool descending = false);
 // The same with an existing interpreter (its memory is never touched).
 int64_t algorithmic_safe_overlap(const Interpreter& interpreter, int32_t op, int32_t input_tensor,
-                                 int32_t output_tensor);
+                                 int32_t output_tensor, bool descending = false);
 
 // Dispatch on the op kind; unsupported ops and types fail naming op and kind.
 template <class Memory>

@@ -33,13 +33,22 @@ struct DirectMemory {
 
 class AddressMemory {
  public:
-  AddressMemory(int32_t input_tensor, int32_t output_tensor, int64_t output_bytes)
-      : input_(input_tensor), output_(output_tensor), output_bytes_(output_bytes) {}
+  // `mirrored` is for kernels walking descending: byte b of a tensor of n
+  // bytes is recorded as n - 1 - b, so the same formula gives how far the
+  // END of the input may overlap the START of an output placed above it.
+  AddressMemory(int32_t input_tensor, int32_t output_tensor, int64_t input_bytes, int64_t output_bytes,
+                bool mirrored = false)
+      : input_(input_tensor),
+        output_(output_tensor),
+        input_bytes_(input_bytes),
+        output_bytes_(output_bytes),
+        mirrored_(mirrored) {}
 
   template <typename T>
   T load(const TensorRef& t, int64_t i) {
     if (t.index == input_ && !t.is_output) {
       int64_t byte = i * static_cast<int64_t>(sizeof(T));
+      if (mirrored_) byte = input_bytes_ - byte - static_cast<int64_t>(sizeof(T));  // lowest mirrored byte
       if (byte < pending_min_read_) pending_min_read_ = byte;
     }
     return T{};
@@ -48,6 +57,7 @@ class AddressMemory {
   void store(const TensorRef& t, int64_t i, T) {
     if (t.index != output_ || !t.is_output) return;
     int64_t last_byte = i * static_cast<int64_t>(sizeof(T)) + static_cast<int64_t>(sizeof(T)) - 1;
+    if (mirrored_) last_byte = output_bytes_ - 1 - i * static_cast<int64_t>(sizeof(T));  // highest mirrored byte
     if (last_byte > max_write_) max_write_ = last_byte;
     // Reads since the previous write happened before this write.
     reads_before_write_.push_back(pending_min_read_);
@@ -64,7 +74,8 @@ class AddressMemory {
  private:
   static constexpr int64_t kNone = std::numeric_limits<int64_t>::max();
   int32_t input_, output_;
-  int64_t output_bytes_;
+  int64_t input_bytes_, output_bytes_;
+  bool mirrored_;
   int64_t pending_min_read_ = kNone;
   int64_t max_write_ = -1;
   std::vector<int64_t> reads_before_write_;  // per write: min input byte read since the previous write

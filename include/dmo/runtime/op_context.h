@@ -16,6 +16,9 @@ struct OpContext {
   int32_t op_index = -1;
   std::vector<TensorRef> inputs;   // one per op input; data == nullptr for an omitted one
   std::vector<TensorRef> outputs;
+  // Walk the output from its last element to its first (only kernels for
+  // which kernel_walks_descending() holds; see ops/walk_order.h).
+  bool descending = false;
 
   const TensorRef& input(size_t i) const { return inputs.at(i); }
   const TensorRef& output(size_t i) const { return outputs.at(i); }

@@ -13,6 +13,9 @@ namespace dmo {
 struct TensorPlacement {
   std::vector<int64_t> offsets;  // per tensor; -1 = not in the arena
   int64_t arena_size = 0;
+  // Ops whose kernels must walk their output descending for this placement
+  // to be safe (an output placed above the input it overlaps).
+  std::vector<int32_t> descending_ops;
 };
 
 // Every planned tensor in bytes of its own (16-byte aligned): nothing shared.

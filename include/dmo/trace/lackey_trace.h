@@ -24,10 +24,11 @@ namespace dmo {
 struct LayerTrace {
   std::string name;
   AddressRange input, output;
-  int64_t instructions = 0;  // between BEGIN and END
-  int64_t loads = 0;         // kept: touching the input
-  int64_t stores = 0;        // kept: touching the output
-  int64_t safe_overlap = 0;  // bytes
+  int64_t instructions = 0;             // between BEGIN and END
+  int64_t loads = 0;                    // kept: touching the input
+  int64_t stores = 0;                   // kept: touching the output
+  int64_t safe_overlap = 0;             // bytes: output below the input (ascending walk)
+  int64_t safe_overlap_descending = 0;  // bytes: output above the input (descending walk)
 
   int64_t events() const { return loads + stores; }
 };

@@ -1,7 +1,8 @@
 // CONV_2D: NHWC input, OHWI filter, optional bias, in the loop order of
 // TFLite's reference Conv / ConvPerChannel (batch, out y, out x, out channel,
 // then filter y, filter x, in channel). Taps that fall in the padding are
-// skipped, not loaded. Grouped convolution (filter depth dividing the input
+// skipped, not loaded. With ctx.descending the four outer loops run
+// backwards (see walk_order.h). Grouped convolution (filter depth dividing the input
 // depth) is supported as TFLite does.
 #include <fmt/format.h>
 
@@ -13,6 +14,7 @@
 #include "dmo/ops/kernel_instantiation.h"
 #include "dmo/ops/kernels.h"
 #include "dmo/ops/padding.h"
+#include "dmo/ops/walk_order.h"
 
 namespace dmo {
 namespace {
@@ -86,13 +88,19 @@ void conv_loops(const ConvGeometry& g, const Arithmetic& arithmetic, const OpCon
   const bool has_bias = ctx.has_input(2);
   const TensorRef bias = has_bias ? ctx.input(2) : TensorRef{};
 
-  int64_t output_index = 0;  // NHWC order is the loop order
-  for (int32_t batch = 0; batch < g.batches; ++batch) {
-    for (int32_t out_y = 0; out_y < g.output_height; ++out_y) {
+  const bool descending = ctx.descending;
+  for (int32_t b = 0; b < g.batches; ++b) {
+    const int32_t batch = walk_index(b, g.batches, descending);
+    for (int32_t y = 0; y < g.output_height; ++y) {
+      const int32_t out_y = walk_index(y, g.output_height, descending);
       const int64_t in_y_origin = int64_t{out_y} * g.stride_height - g.pad_height;
-      for (int32_t out_x = 0; out_x < g.output_width; ++out_x) {
+      for (int32_t x = 0; x < g.output_width; ++x) {
+        const int32_t out_x = walk_index(x, g.output_width, descending);
         const int64_t in_x_origin = int64_t{out_x} * g.stride_width - g.pad_width;
-        for (int32_t out_channel = 0; out_channel < g.output_depth; ++out_channel, ++output_index) {
+        const int64_t pixel_index = ((int64_t{batch} * g.output_height + out_y) * g.output_width + out_x) * g.output_depth;
+        for (int32_t c = 0; c < g.output_depth; ++c) {
+          const int32_t out_channel = walk_index(c, g.output_depth, descending);
+          const int64_t output_index = pixel_index + out_channel;
           const int32_t group = out_channel / g.filters_per_group;
           typename Arithmetic::Accumulator acc{};
           for (int32_t filter_y = 0; filter_y < g.filter_height; ++filter_y) {

@@ -13,6 +13,7 @@
 #include "dmo/ops/kernel_instantiation.h"
 #include "dmo/ops/kernels.h"
 #include "dmo/ops/padding.h"
+#include "dmo/ops/walk_order.h"
 
 namespace dmo {
 namespace {
@@ -87,15 +88,24 @@ void depthwise_loops(const DepthwiseGeometry& g, const Arithmetic& arithmetic, c
   const bool has_bias = ctx.has_input(2);
   const TensorRef bias = has_bias ? ctx.input(2) : TensorRef{};
 
-  int64_t output_index = 0;  // NHWC order is the loop order: channel = in_channel * M + m
-  for (int32_t batch = 0; batch < g.batches; ++batch) {
-    for (int32_t out_y = 0; out_y < g.output_height; ++out_y) {
+  // NHWC: output channel = in_channel * M + m. With ctx.descending every
+  // output loop runs backwards (see walk_order.h).
+  const bool descending = ctx.descending;
+  for (int32_t b = 0; b < g.batches; ++b) {
+    const int32_t batch = walk_index(b, g.batches, descending);
+    for (int32_t y = 0; y < g.output_height; ++y) {
+      const int32_t out_y = walk_index(y, g.output_height, descending);
       const int64_t in_y_origin = int64_t{out_y} * g.stride_height - g.pad_height;
-      for (int32_t out_x = 0; out_x < g.output_width; ++out_x) {
+      for (int32_t x = 0; x < g.output_width; ++x) {
+        const int32_t out_x = walk_index(x, g.output_width, descending);
         const int64_t in_x_origin = int64_t{out_x} * g.stride_width - g.pad_width;
-        for (int32_t in_channel = 0; in_channel < g.input_depth; ++in_channel) {
-          for (int32_t m = 0; m < g.depth_multiplier; ++m, ++output_index) {
+        const int64_t pixel_index = ((int64_t{batch} * g.output_height + out_y) * g.output_width + out_x) * g.output_depth;
+        for (int32_t ic = 0; ic < g.input_depth; ++ic) {
+          const int32_t in_channel = walk_index(ic, g.input_depth, descending);
+          for (int32_t mi = 0; mi < g.depth_multiplier; ++mi) {
+            const int32_t m = walk_index(mi, g.depth_multiplier, descending);
             const int32_t out_channel = in_channel * g.depth_multiplier + m;
+            const int64_t output_index = pixel_index + out_channel;
             typename Arithmetic::Accumulator acc{};
             for (int32_t filter_y = 0; filter_y < g.filter_height; ++filter_y) {
               const int64_t in_y = in_y_origin + int64_t{g.dilation_height} * filter_y;

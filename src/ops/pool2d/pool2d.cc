@@ -14,6 +14,7 @@
 #include "dmo/ops/kernel_instantiation.h"
 #include "dmo/ops/kernels.h"
 #include "dmo/ops/padding.h"
+#include "dmo/ops/walk_order.h"
 
 namespace dmo {
 namespace {
@@ -84,11 +85,16 @@ template <typename T, class Memory, class Reduce>
 void pool(const OpContext& ctx, Memory& mem, const PoolGeometry& g, Reduce&& reduce) {
   const TensorRef& in = ctx.input(0);
   const TensorRef& out = ctx.output(0);
-  for (int32_t b = 0; b < g.batches; ++b) {
-    for (int32_t out_y = 0; out_y < g.output_height; ++out_y) {
-      for (int32_t out_x = 0; out_x < g.output_width; ++out_x) {
+  const bool descending = ctx.descending;  // every output loop backwards (walk_order.h)
+  for (int32_t bi = 0; bi < g.batches; ++bi) {
+    const int32_t b = walk_index(bi, g.batches, descending);
+    for (int32_t yi = 0; yi < g.output_height; ++yi) {
+      const int32_t out_y = walk_index(yi, g.output_height, descending);
+      for (int32_t xi = 0; xi < g.output_width; ++xi) {
+        const int32_t out_x = walk_index(xi, g.output_width, descending);
         const Window w = window_at(g, out_y, out_x);
-        for (int32_t c = 0; c < g.depth; ++c) {
+        for (int32_t ci = 0; ci < g.depth; ++ci) {
+          const int32_t c = walk_index(ci, g.depth, descending);
           auto load = [&](int32_t fy, int32_t fx) {
             const int64_t y = w.in_y + fy, x = w.in_x + fx;
             return mem.template load<T>(in, ((b * int64_t{g.input_height} + y) * g.input_width + x) * g.depth + c);

@@ -1,0 +1,26 @@
+// The order a kernel walks its output. TFLite's reference kernels walk
+// ascending (first output element first), so an output may sit below a dying
+// input and overlap its start. Walking descending (the outer loops run from
+// their last index to their first; each element's own arithmetic is
+// unchanged, so the results are bit-identical) mirrors that: the output may
+// sit above the input and overlap its end. Choosing per op lets chains of
+// overlapping ops zig-zag instead of drifting down the arena.
+#pragma once
+
+#include <cstdint>
+
+#include "dmo/model/op_kind.h"
+
+namespace dmo {
+
+// Index `i` of a loop of `n` steps in the walking order.
+constexpr int32_t walk_index(int32_t i, int32_t n, bool descending) { return descending ? n - 1 - i : i; }
+
+// Kernels that honour OpContext::descending (the windowed ops: conv,
+// depthwise conv and pooling); every other kernel walks ascending only.
+constexpr bool kernel_walks_descending(OpKind kind) {
+  return kind == OpKind::kConv2D || kind == OpKind::kDepthwiseConv2D || kind == OpKind::kAveragePool2D ||
+         kind == OpKind::kMaxPool2D;
+}
+
+}  // namespace dmo
