@@ -38,7 +38,7 @@ std::vector<OpOverlap> compute_safe_overlaps(const Graph& graph, const SafeOverl
     AnalyticOverlap analytic = analytic_safe_overlap(sg, pairs[i].op, pairs[i].input, pairs[i].output);
     result[i].analytic = analytic.bytes;
     result[i].analytic_rule = analytic.rule;
-    if (descends(pairs[i])) {
+    if (pairs[i].input_dies && descends(pairs[i])) {
       result[i].analytic_descending =
           analytic_safe_overlap(sg, pairs[i].op, pairs[i].input, pairs[i].output, /*descending=*/true).bytes;
     }
@@ -49,7 +49,8 @@ std::vector<OpOverlap> compute_safe_overlaps(const Graph& graph, const SafeOverl
     bool wanted = options.compute_algorithmic || options.method == OverlapMethod::kAlgorithmic || !o.analytic;
     if (wanted && o.pair.input != kNoTensor && options.method != OverlapMethod::kNone) {
       need.push_back(o.pair);
-      if (descends(o.pair)) need_descending.push_back(o.pair);
+      // The descending walk only matters where the planner may overlap.
+      if (o.pair.input_dies && descends(o.pair)) need_descending.push_back(o.pair);
     }
   }
   for (AlgorithmicOverlap& a : algorithmic_overlaps(graph, need)) {
