@@ -148,10 +148,6 @@ std::optional<Plan> OverlapPlacer::place_highest(const std::vector<int32_t>& ord
   return plan;
 }
 
-}  // namespace dmo
-
-namespace dmo {
-
 std::vector<int32_t> descending_ops(const MemoryProblem& problem, const Plan& plan) {
   std::vector<int32_t> ops;
   for (const OverlapPair& pair : problem.overlaps) {
