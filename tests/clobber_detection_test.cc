@@ -41,31 +41,22 @@ struct Layer {
 
 class ClobberDetection : public ::testing::TestWithParam<Layer> {};
 
-TEST_P(ClobberDetection, OneElementPastSafeOverlapIsAClobber) {
-  DMO_REQUIRE_SHARED(shared);
-  Graph graph = read_tflite_file(shared + "/models/" + GetParam().model + ".tflite");
-  const Subgraph& sg = graph.main();
-  std::vector<uint8_t> input = pattern_input(sg, 1);
-  int checked = 0;
+// A parameter's model, its pattern input, and the overlap pairs of its ops of
+// the parameter's kind whose input dies there.
+struct ModelLayers {
+  Graph graph;
+  std::vector<uint8_t> input;
+  std::vector<OverlapCandidate> pairs;
+};
+
+ModelLayers model_layers(const std::string& shared, const Layer& layer) {
+  ModelLayers m{read_tflite_file(shared + "/models/" + layer.model + ".tflite"), {}, {}};
+  const Subgraph& sg = m.graph.main();
+  m.input = pattern_input(sg, 1);
   for (const OverlapCandidate& pair : overlap_candidates(sg, false)) {
-    if (!pair.input_dies || !sg.ops[static_cast<size_t>(pair.op)].is(GetParam().kind)) continue;
-    const int64_t os = algorithmic_safe_overlap(graph, pair.op, pair.input, pair.output);
-    const int64_t element = pair.output_bytes / sg.tensors[static_cast<size_t>(pair.output)].element_count;
-    const int64_t delta = pair.output_bytes - os;
-    // In place (delta 0): one element closer puts the input below the output.
-    SCOPED_TRACE(fmt::format("op {} ({}), O_s {} of {}", pair.op, sg.ops[static_cast<size_t>(pair.op)].name(), os,
-                             pair.output_bytes));
-
-    VerifyResult safe = verify_placement(graph, overlapping(sg, pair, delta), input);
-    EXPECT_TRUE(safe.ok()) << safe.describe(graph);
-
-    VerifyResult unsafe = verify_placement(graph, overlapping(sg, pair, delta - element), input);
-    ASSERT_TRUE(unsafe.clobber.has_value()) << unsafe.describe(graph);
-    EXPECT_EQ(unsafe.clobber->op, pair.op);
-    EXPECT_EQ(unsafe.clobber->tensor, pair.input);
-    if (++checked == 3) break;  // a few layers per model keep the suite fast
+    if (pair.input_dies && sg.ops[static_cast<size_t>(pair.op)].is(layer.kind)) m.pairs.push_back(pair);
   }
-  EXPECT_GT(checked, 0) << "no " << builtin_op_name(static_cast<int32_t>(GetParam().kind)) << " layer checked";
+  return m;
 }
 
 // The mirror image, the op walking descending: output `displacement` bytes
@@ -76,33 +67,46 @@ TensorPlacement overlapping_above(const Subgraph& sg, const OverlapCandidate& pa
   return p;
 }
 
+// Walking ascending the input sits |O| - O_s above the output, walking
+// descending the output |I| - O_s above the input: both run clean, and one
+// element more overlap is a clobber at that op on that input.
+void check_one_element_past_safe_overlap(const std::string& shared, const Layer& layer, bool descending) {
+  const ModelLayers m = model_layers(shared, layer);
+  const Graph& graph = m.graph;
+  const Subgraph& sg = graph.main();
+  int checked = 0;
+  for (const OverlapCandidate& pair : m.pairs) {
+    const int64_t os = algorithmic_safe_overlap(graph, pair.op, pair.input, pair.output, descending);
+    const int64_t element = pair.output_bytes / sg.tensors[static_cast<size_t>(pair.output)].element_count;
+    const int64_t gap = (descending ? pair.input_bytes : pair.output_bytes) - os;
+    auto placed = [&](int64_t at) { return descending ? overlapping_above(sg, pair, at) : overlapping(sg, pair, at); };
+    SCOPED_TRACE(fmt::format("op {} ({}) {}, O_s {} of {}", pair.op, sg.ops[static_cast<size_t>(pair.op)].name(),
+                             descending ? "descending" : "ascending", os, pair.output_bytes));
+
+    VerifyResult safe = verify_placement(graph, placed(gap), m.input);
+    EXPECT_TRUE(safe.ok()) << safe.describe(graph);
+    // Descending, all of a smaller output may fit over the input's end
+    // (pooling): O_s is clamped to |O| and there is no "one element more".
+    // Ascending in place (gap 0), one element closer puts the input below.
+    if (!(descending && os == pair.output_bytes)) {
+      VerifyResult unsafe = verify_placement(graph, placed(gap - element), m.input);
+      ASSERT_TRUE(unsafe.clobber.has_value()) << unsafe.describe(graph);
+      EXPECT_EQ(unsafe.clobber->op, pair.op);
+      EXPECT_EQ(unsafe.clobber->tensor, pair.input);
+    }
+    if (++checked == 3) break;  // a few layers per model keep the suite fast
+  }
+  EXPECT_GT(checked, 0) << "no " << builtin_op_name(static_cast<int32_t>(layer.kind)) << " layer checked";
+}
+
+TEST_P(ClobberDetection, OneElementPastSafeOverlapIsAClobber) {
+  DMO_REQUIRE_SHARED(shared);
+  check_one_element_past_safe_overlap(shared, GetParam(), /*descending=*/false);
+}
+
 TEST_P(ClobberDetection, OneElementPastDescendingSafeOverlapIsAClobber) {
   DMO_REQUIRE_SHARED(shared);
-  Graph graph = read_tflite_file(shared + "/models/" + GetParam().model + ".tflite");
-  const Subgraph& sg = graph.main();
-  std::vector<uint8_t> input = pattern_input(sg, 1);
-  int checked = 0;
-  for (const OverlapCandidate& pair : overlap_candidates(sg, false)) {
-    if (!pair.input_dies || !sg.ops[static_cast<size_t>(pair.op)].is(GetParam().kind)) continue;
-    const int64_t os = algorithmic_safe_overlap(graph, pair.op, pair.input, pair.output, /*descending=*/true);
-    const int64_t element = pair.output_bytes / sg.tensors[static_cast<size_t>(pair.output)].element_count;
-    const int64_t displacement = pair.input_bytes - os;
-    SCOPED_TRACE(fmt::format("op {} ({}) descending, O_s {} of {}", pair.op, sg.ops[static_cast<size_t>(pair.op)].name(),
-                             os, pair.output_bytes));
-    VerifyResult safe = verify_placement(graph, overlapping_above(sg, pair, displacement), input);
-    EXPECT_TRUE(safe.ok()) << safe.describe(graph);
-    if (os == pair.output_bytes) {  // all of the output fits over the input's end (pooling)
-      ++checked;
-      continue;
-    }
-
-    VerifyResult unsafe = verify_placement(graph, overlapping_above(sg, pair, displacement - element), input);
-    ASSERT_TRUE(unsafe.clobber.has_value()) << unsafe.describe(graph);
-    EXPECT_EQ(unsafe.clobber->op, pair.op);
-    EXPECT_EQ(unsafe.clobber->tensor, pair.input);
-    if (++checked == 3) break;
-  }
-  EXPECT_GT(checked, 0) << "no " << builtin_op_name(static_cast<int32_t>(GetParam().kind)) << " layer checked";
+  check_one_element_past_safe_overlap(shared, GetParam(), /*descending=*/true);
 }
 
 INSTANTIATE_TEST_SUITE_P(RealModels, ClobberDetection,
