@@ -549,30 +549,10 @@ TEST(ConvSafeOverlap, MobileNetV2FloatStride2Depthwise) {
 
 // ------------------------------------------------ golden models, op by op
 
-struct RecordedTensor {
-  std::string fnv;
-  size_t offset = 0;  // in the .bin file
-  size_t bytes = 0;
-};
-
-// The .tsv rows of a golden run by tensor index, with where each tensor's
-// bytes are in the .bin file.
-std::map<int32_t, RecordedTensor> read_recorded_tensors(const std::string& tsv_path) {
-  std::map<int32_t, RecordedTensor> tensors;
-  std::ifstream in(tsv_path);
-  std::string line;
-  std::getline(in, line);  // header
-  size_t offset = 0;
-  while (std::getline(in, line)) {
-    std::vector<std::string> fields;
-    std::stringstream ss(line);
-    std::string field;
-    while (std::getline(ss, field, '\t')) fields.push_back(field);
-    if (fields.size() < 7) continue;
-    const size_t bytes = std::stoull(fields[4]);
-    tensors[std::stoi(fields[0])] = {fields[5], offset, bytes};
-    offset += bytes;
-  }
+// The .tsv rows of a golden run by tensor index.
+std::map<int32_t, test::GoldenTensor> read_recorded_tensors(const std::string& tsv_path) {
+  std::map<int32_t, test::GoldenTensor> tensors;
+  for (test::GoldenTensor& row : test::read_golden_tensors(tsv_path)) tensors[row.tensor] = std::move(row);
   return tensors;
 }
 
@@ -587,20 +567,13 @@ bool is_conv_like(const Op& op) {
 // chained from the model input.
 TEST(ConvGolden, EveryConvLikeOpMatchesTflmOnItsRecordedInputs) {
   DMO_REQUIRE_SHARED(shared);
-  std::ifstream index(shared + "/golden/INDEX.tsv");
-  std::string line;
-  std::getline(index, line);  // header
   int checked = 0;
-  while (std::getline(index, line)) {
-    std::stringstream fields(line);
-    std::string model, seed, status;
-    std::getline(fields, model, '\t');
-    std::getline(fields, seed, '\t');
-    std::getline(fields, status, '\t');
-    if (status != "ok") continue;
-    const std::string stem = shared + "/golden/" + model + ".s" + seed;
+  for (const test::GoldenCase& c : test::golden_cases()) {
+    const std::string& model = c.model;
+    const int seed = c.seed;
+    const std::string stem = c.stem(shared);
     const Graph graph = read_tflite_file(shared + "/models/" + model + ".tflite");
-    const std::map<int32_t, RecordedTensor> recorded = read_recorded_tensors(stem + ".tsv");
+    const std::map<int32_t, test::GoldenTensor> recorded = read_recorded_tensors(stem + ".tsv");
     const bool has_bin = std::ifstream(stem + ".bin").good();
     const std::vector<uint8_t> bin = has_bin ? test::read_file(stem + ".bin") : std::vector<uint8_t>{};
     Interpreter interpreter(graph, unshared_placement(graph.main()));
@@ -616,9 +589,9 @@ TEST(ConvGolden, EveryConvLikeOpMatchesTflmOnItsRecordedInputs) {
       if (has_bin) {
         for (const TensorRef& input : ctx.inputs) {
           if (!input.tensor || input.tensor->is_constant || !input.data) continue;
-          const RecordedTensor& r = recorded.at(input.index);
-          ASSERT_EQ(r.bytes, static_cast<size_t>(input.tensor->byte_size));
-          std::memcpy(input.data, bin.data() + r.offset, r.bytes);
+          const test::GoldenTensor& r = recorded.at(input.index);
+          ASSERT_EQ(r.bytes, input.tensor->byte_size);
+          std::memcpy(input.data, bin.data() + r.offset, static_cast<size_t>(r.bytes));
         }
       }
       DirectMemory memory;

@@ -19,64 +19,19 @@
 namespace dmo {
 namespace {
 
-struct GoldenRow {
-  int32_t tensor = 0;
-  std::string name;
-  int64_t bytes = 0;
-  std::string fnv;
-  int32_t first_op = 0;
-};
-
-struct GoldenCase {
-  std::string model;
-  int seed = 0;
-};
-
-std::vector<GoldenCase> golden_cases() {
-  std::vector<GoldenCase> cases;
-  auto dir = test::shared_dir();
-  if (!dir) return cases;
-  std::ifstream index(*dir + "/golden/INDEX.tsv");
-  std::string line;
-  std::getline(index, line);  // header
-  while (std::getline(index, line)) {
-    std::stringstream fields(line);
-    std::string model, seed, status;
-    std::getline(fields, model, '\t');
-    std::getline(fields, seed, '\t');
-    std::getline(fields, status, '\t');
-    if (status == "ok") cases.push_back({model, std::stoi(seed)});
-  }
-  return cases;
-}
-
-std::vector<GoldenRow> read_rows(const std::string& path) {
-  std::vector<GoldenRow> rows;
-  std::ifstream in(path);
-  std::string line;
-  std::getline(in, line);
-  while (std::getline(in, line)) {
-    std::vector<std::string> f;
-    std::stringstream ss(line);
-    std::string field;
-    while (std::getline(ss, field, '\t')) f.push_back(field);
-    if (f.size() < 7) continue;
-    rows.push_back({std::stoi(f[0]), f[1], std::stoll(f[4]), f[5], std::stoi(f[6])});
-  }
-  return rows;
-}
-
-void PrintTo(const GoldenCase& c, std::ostream* os) { *os << c.model << " seed " << c.seed; }
+using GoldenRow = test::GoldenTensor;
+using test::GoldenCase;
+using test::golden_cases;
 
 class Golden : public ::testing::TestWithParam<GoldenCase> {};
 
 TEST_P(Golden, EveryTensorMatchesTflm) {
   DMO_REQUIRE_SHARED(shared);
   const GoldenCase& c = GetParam();
-  const std::string stem = fmt::format("{}/golden/{}.s{}", shared, c.model, c.seed);
+  const std::string stem = c.stem(shared);
   Graph graph = read_tflite_file(shared + "/models/" + c.model + ".tflite");
   std::vector<uint8_t> input = test::read_file(stem + ".in");
-  std::vector<GoldenRow> rows = read_rows(stem + ".tsv");
+  std::vector<GoldenRow> rows = test::read_golden_tensors(stem + ".tsv");
   ASSERT_FALSE(rows.empty());
   std::map<int32_t, const GoldenRow*> by_tensor;
   for (const GoldenRow& row : rows) by_tensor[row.tensor] = &row;

@@ -766,37 +766,20 @@ TEST(Svdf, SafeOverlapIsTheWholeOutput) {
 
 // ------------------------------------------------- golden ops, run alone
 
-struct GoldenTensor {
-  int64_t offset = 0, bytes = 0;
-};
-
 // The recorded tensors of a golden case, by tensor index, and their bytes.
 struct GoldenRecord {
-  std::map<int32_t, GoldenTensor> tensors;
+  std::map<int32_t, test::GoldenTensor> tensors;
   std::vector<uint8_t> bin;
 
   std::vector<uint8_t> bytes(int32_t t) const {
-    const GoldenTensor& g = tensors.at(t);
+    const test::GoldenTensor& g = tensors.at(t);
     return {bin.begin() + g.offset, bin.begin() + g.offset + g.bytes};
   }
 };
 
 GoldenRecord read_golden(const std::string& stem) {
   GoldenRecord record;
-  std::ifstream tsv(stem + ".tsv");
-  std::string line;
-  std::getline(tsv, line);
-  int64_t offset = 0;
-  while (std::getline(tsv, line)) {
-    std::vector<std::string> f;
-    std::stringstream ss(line);
-    std::string field;
-    while (std::getline(ss, field, '\t')) f.push_back(field);
-    if (f.size() < 7) continue;
-    const int64_t bytes = std::stoll(f[4]);
-    record.tensors[std::stoi(f[0])] = {offset, bytes};
-    offset += bytes;
-  }
+  for (test::GoldenTensor& row : test::read_golden_tensors(stem + ".tsv")) record.tensors[row.tensor] = std::move(row);
   record.bin = test::read_file(stem + ".bin");
   return record;
 }
@@ -825,18 +808,11 @@ TEST(ShapeKernelsOnGoldenInputs, EveryOpMatchesTflm) {
   const std::vector<OpKind> kinds = {OpKind::kReshape, OpKind::kSqueeze, OpKind::kConcatenation, OpKind::kSplit,
                                      OpKind::kPad,     OpKind::kPadV2,   OpKind::kMean,          OpKind::kStridedSlice,
                                      OpKind::kSvdf};
-  std::ifstream index(shared + "/golden/INDEX.tsv");
-  std::string line;
-  std::getline(index, line);
   int checked_ops = 0;
-  while (std::getline(index, line)) {
-    std::stringstream fields(line);
-    std::string model, seed, status;
-    std::getline(fields, model, '\t');
-    std::getline(fields, seed, '\t');
-    std::getline(fields, status, '\t');
-    if (status != "ok") continue;
-    const std::string stem = shared + "/golden/" + model + ".s" + seed;
+  for (const test::GoldenCase& c : test::golden_cases()) {
+    const std::string& model = c.model;
+    const int seed = c.seed;
+    const std::string stem = c.stem(shared);
     if (!std::ifstream(stem + ".bin")) continue;
     const Graph graph = read_tflite_file(shared + "/models/" + model + ".tflite");
     const GoldenRecord golden = read_golden(stem);

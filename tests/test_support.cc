@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <ostream>
 #include <sstream>
 
 namespace dmo::test {
@@ -37,6 +38,49 @@ bool is_valid_model_filed_as_negative(const std::string& path) {
 std::vector<uint8_t> read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::string GoldenCase::stem(const std::string& shared) const {
+  return shared + "/golden/" + model + ".s" + std::to_string(seed);
+}
+
+void PrintTo(const GoldenCase& c, std::ostream* os) { *os << c.model << " seed " << c.seed; }
+
+std::vector<GoldenCase> golden_cases() {
+  std::vector<GoldenCase> cases;
+  auto dir = shared_dir();
+  if (!dir) return cases;
+  std::ifstream index(*dir + "/golden/INDEX.tsv");
+  std::string line;
+  std::getline(index, line);  // header
+  while (std::getline(index, line)) {
+    std::stringstream fields(line);
+    std::string model, seed, status;
+    std::getline(fields, model, '\t');
+    std::getline(fields, seed, '\t');
+    std::getline(fields, status, '\t');
+    if (status == "ok") cases.push_back({model, std::stoi(seed)});
+  }
+  return cases;
+}
+
+std::vector<GoldenTensor> read_golden_tensors(const std::string& tsv_path) {
+  std::vector<GoldenTensor> rows;
+  std::ifstream in(tsv_path);
+  std::string line;
+  std::getline(in, line);  // header
+  int64_t offset = 0;
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    std::string field;
+    while (std::getline(ss, field, '\t')) f.push_back(field);
+    if (f.size() < 7) continue;
+    const int64_t bytes = std::stoll(f[4]);
+    rows.push_back({std::stoi(f[0]), f[1], bytes, f[5], std::stoi(f[6]), offset});
+    offset += bytes;
+  }
+  return rows;
 }
 
 std::string fnv1a64_hex(std::span<const uint8_t> bytes) {

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <iosfwd>
 #include <optional>
 #include <span>
 #include <string>
@@ -31,6 +32,35 @@ bool is_valid_model_filed_as_negative(const std::string& path);
 std::string file_stem(const std::string& path);
 
 std::vector<uint8_t> read_file(const std::string& path);
+
+// A row of ../shared/golden/INDEX.tsv that TFLM ran ("ok"): a model and the
+// seed of its pattern input.
+struct GoldenCase {
+  std::string model;
+  int seed = 0;
+  // Prefix of its files under `shared`: <shared>/golden/<model>.s<seed>
+  // (then .in, .tsv and, when kept, .bin).
+  std::string stem(const std::string& shared) const;
+};
+
+// How GoogleTest prints a case: "<model> seed <seed>".
+void PrintTo(const GoldenCase& c, std::ostream* os);
+
+// Every "ok" row of the golden index; empty when ../shared is absent.
+std::vector<GoldenCase> golden_cases();
+
+// A tensor TFLM recorded for a golden case (a row of its .tsv, in order),
+// with where its bytes sit in the .bin file when that is kept.
+struct GoldenTensor {
+  int32_t tensor = 0;
+  std::string name;
+  int64_t bytes = 0;
+  std::string fnv;       // fnv1a64_hex of the bytes
+  int32_t first_op = 0;  // the op that writes it, -1 for graph inputs
+  int64_t offset = 0;    // in the .bin file
+};
+
+std::vector<GoldenTensor> read_golden_tensors(const std::string& tsv_path);
 
 // FNV-1a 64 of the bytes as 16 lowercase hex digits (the golden files' checksum).
 std::string fnv1a64_hex(std::span<const uint8_t> bytes);
