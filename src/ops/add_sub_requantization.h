@@ -15,6 +15,7 @@
 #include "dmo/model/op_params.h"
 #include "dmo/ops/activation_range.h"
 #include "dmo/ops/fixed_point.h"
+#include "broadcast.h"
 #include "elementwise.h"
 
 namespace dmo {
@@ -75,6 +76,15 @@ inline AddSubRequantization add_sub_requantization(const OpContext& ctx, Activat
   r.output = quantize_multiplier(real_output);
   r.range = quantized_activation_range(activation, *ctx.output(0).tensor);
   return r;
+}
+
+// A quantized ADD or SUB with output type T: `Operation` (&AddSubRequantization::add
+// or ::subtract) on every broadcast pair of inputs. `arithmetic` says how
+// the op computes its multipliers.
+template <typename T, auto Operation, class Memory>
+void quantized_add_sub(const OpContext& ctx, Memory& mem, Activation activation, AddSubScaleArithmetic arithmetic) {
+  const AddSubRequantization q = add_sub_requantization(ctx, activation, arithmetic);
+  broadcast_binary<T>(ctx, mem, [&q](T a, T b) { return static_cast<T>((q.*Operation)(a, b)); });
 }
 
 }  // namespace dmo

@@ -33,28 +33,27 @@ const OverlapPlacer::Allowance* OverlapPlacer::allowance(int32_t output, int32_t
   return nullptr;
 }
 
-std::vector<int32_t> OverlapPlacer::reverse_order() const {
+std::vector<int32_t> OverlapPlacer::by_lifetime(bool (*before)(const Lifetime&, const Lifetime&)) const {
   std::vector<int32_t> order(problem_.buffers.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
-    const Lifetime& la = problem_.buffers[static_cast<size_t>(a)].lifetime;
-    const Lifetime& lb = problem_.buffers[static_cast<size_t>(b)].lifetime;
-    if (la.last != lb.last) return la.last > lb.last;
-    return la.first > lb.first;  // at the same op its output before its inputs
+    return before(problem_.buffers[static_cast<size_t>(a)].lifetime, problem_.buffers[static_cast<size_t>(b)].lifetime);
   });
   return order;
 }
 
-std::vector<int32_t> OverlapPlacer::creation_order() const {
-  std::vector<int32_t> order(problem_.buffers.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
-    const Lifetime& la = problem_.buffers[static_cast<size_t>(a)].lifetime;
-    const Lifetime& lb = problem_.buffers[static_cast<size_t>(b)].lifetime;
-    if (la.first != lb.first) return la.first < lb.first;
-    return la.last > lb.last;
+std::vector<int32_t> OverlapPlacer::reverse_order() const {
+  return by_lifetime([](const Lifetime& a, const Lifetime& b) {
+    if (a.last != b.last) return a.last > b.last;
+    return a.first > b.first;  // at the same op its output before its inputs
   });
-  return order;
+}
+
+std::vector<int32_t> OverlapPlacer::creation_order() const {
+  return by_lifetime([](const Lifetime& a, const Lifetime& b) {
+    if (a.first != b.first) return a.first < b.first;
+    return a.last > b.last;
+  });
 }
 
 void OverlapPlacer::forbidden_ranges(int32_t x, const Plan& plan, const std::vector<char>& placed,

@@ -41,6 +41,8 @@ class OverlapPlacer {
     int32_t input;
     int64_t ascending, descending;  // the pair's safe overlaps
   };
+  // Buffer indices stably sorted by their lifetimes.
+  std::vector<int32_t> by_lifetime(bool (*before)(const Lifetime&, const Lifetime&)) const;
   // The overlap pair of (output, input), if there is one.
   const Allowance* allowance(int32_t output, int32_t input) const;
   // Arena size and the ops that must walk descending.

@@ -28,20 +28,12 @@ void run_add(const OpContext& ctx, Memory& mem) {
     case DataType::kInt32:
       // TFLite Micro ignores the fused activation of INT32 ADD.
       return broadcast_binary<int32_t>(ctx, mem, [](int32_t a, int32_t b) { return fixed::wrapping_add(a, b); });
-    case DataType::kInt8: {
-      const AddSubRequantization q = add_sub_requantization(ctx, activation, AddSubScaleArithmetic::kDouble);
-      return broadcast_binary<int8_t>(ctx, mem, [&q](int8_t a, int8_t b) { return static_cast<int8_t>(q.add(a, b)); });
-    }
-    case DataType::kUInt8: {
-      const AddSubRequantization q = add_sub_requantization(ctx, activation, AddSubScaleArithmetic::kDouble);
-      return broadcast_binary<uint8_t>(ctx, mem,
-                                       [&q](uint8_t a, uint8_t b) { return static_cast<uint8_t>(q.add(a, b)); });
-    }
-    case DataType::kInt16: {
-      const AddSubRequantization q = add_sub_requantization(ctx, activation, AddSubScaleArithmetic::kDouble);
-      return broadcast_binary<int16_t>(ctx, mem,
-                                       [&q](int16_t a, int16_t b) { return static_cast<int16_t>(q.add(a, b)); });
-    }
+    case DataType::kInt8:
+      return quantized_add_sub<int8_t, &AddSubRequantization::add>(ctx, mem, activation, AddSubScaleArithmetic::kDouble);
+    case DataType::kUInt8:
+      return quantized_add_sub<uint8_t, &AddSubRequantization::add>(ctx, mem, activation, AddSubScaleArithmetic::kDouble);
+    case DataType::kInt16:
+      return quantized_add_sub<int16_t, &AddSubRequantization::add>(ctx, mem, activation, AddSubScaleArithmetic::kDouble);
     default:
       fail_unsupported_type(ctx, "output", type, "FLOAT32, INT32, INT8, UINT8, INT16");
   }

@@ -4,6 +4,13 @@
 
 namespace dmo {
 
+void require_conv_operand_counts(const OpContext& ctx, const char* weights) {
+  ctx.require(ctx.inputs.size() == 2 || ctx.inputs.size() == 3,
+              fmt::format("expected 2 or 3 inputs (input, {}, bias), got {}", weights, ctx.inputs.size()));
+  ctx.require(ctx.outputs.size() == 1, fmt::format("expected 1 output, got {}", ctx.outputs.size()));
+  ctx.require(ctx.has_input(0) && ctx.has_input(1), fmt::format("input and {} must be given", weights));
+}
+
 void require_conv_operand_types(const OpContext& ctx) {
   const DataType type = ctx.input(0).type();
   ctx.require(type == DataType::kFloat32 || type == DataType::kInt8 || type == DataType::kUInt8,

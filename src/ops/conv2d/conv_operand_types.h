@@ -7,6 +7,10 @@
 
 namespace dmo {
 
+// Inputs (input, `weights`, optional bias) and one output are given.
+// `weights` names input 1 in messages: "filter" or "weights".
+void require_conv_operand_counts(const OpContext& ctx, const char* weights);
+
 // Fails naming the first operand whose type is not one of these; input 2
 // (the bias) may be omitted.
 void require_conv_operand_types(const OpContext& ctx);

@@ -134,10 +134,7 @@ void depthwise_loops(const DepthwiseGeometry& g, const Arithmetic& arithmetic, c
 
 template <class Memory>
 void run_depthwise_conv2d(const OpContext& ctx, Memory& mem) {
-  ctx.require(ctx.inputs.size() == 2 || ctx.inputs.size() == 3,
-              fmt::format("expected 2 or 3 inputs (input, filter, bias), got {}", ctx.inputs.size()));
-  ctx.require(ctx.outputs.size() == 1, fmt::format("expected 1 output, got {}", ctx.outputs.size()));
-  ctx.require(ctx.has_input(0) && ctx.has_input(1), "input and filter must be given");
+  require_conv_operand_counts(ctx, "filter");
   const auto* params = std::get_if<DepthwiseConv2DParams>(&ctx.op->params);
   ctx.require(params != nullptr, "missing DEPTHWISE_CONV_2D parameters");
   require_conv_operand_types(ctx);

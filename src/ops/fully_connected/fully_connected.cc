@@ -78,10 +78,7 @@ void fully_connected_loops(const FullyConnectedGeometry& g, const Arithmetic& ar
 
 template <class Memory>
 void run_fully_connected(const OpContext& ctx, Memory& mem) {
-  ctx.require(ctx.inputs.size() == 2 || ctx.inputs.size() == 3,
-              fmt::format("expected 2 or 3 inputs (input, weights, bias), got {}", ctx.inputs.size()));
-  ctx.require(ctx.outputs.size() == 1, fmt::format("expected 1 output, got {}", ctx.outputs.size()));
-  ctx.require(ctx.has_input(0) && ctx.has_input(1), "input and weights must be given");
+  require_conv_operand_counts(ctx, "weights");
   const auto* params = std::get_if<FullyConnectedParams>(&ctx.op->params);
   ctx.require(params != nullptr, "missing FULLY_CONNECTED parameters");
   ctx.require(params->weights_format == 0,
