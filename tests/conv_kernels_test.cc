@@ -13,8 +13,9 @@
 #include <vector>
 
 #include "dmo/error.h"
+#include "dmo/ops/kernels.h"
 #include "dmo/runtime/interpreter.h"
-#include "dmo/runtime/memory_policy.h"
+#include "dmo/ops/memory_policy.h"
 #include "dmo/tflite/reader.h"
 #include "dmo/zoo/graph_builder.h"
 #include "dmo/zoo/zoo.h"

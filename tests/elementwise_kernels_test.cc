@@ -18,7 +18,7 @@
 
 #include "dmo/error.h"
 #include "dmo/runtime/interpreter.h"
-#include "dmo/runtime/memory_policy.h"
+#include "dmo/ops/memory_policy.h"
 #include "dmo/zoo/graph_builder.h"
 
 #include "test_support.h"

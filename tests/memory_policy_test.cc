@@ -1,6 +1,6 @@
 // The memory policies on hand-written access sequences, independent of any
 // real kernel: the algorithmic O_s formula and the clobber checker.
-#include "dmo/runtime/memory_policy.h"
+#include "dmo/ops/memory_policy.h"
 
 #include <gtest/gtest.h>
 

@@ -20,11 +20,12 @@
 #include <vector>
 
 #include "dmo/error.h"
+#include "dmo/ops/kernels.h"
 #include "dmo/ops/walk_order.h"
 #include "dmo/overlap/overlap_candidates.h"
 #include "dmo/runtime/input_pattern.h"
 #include "dmo/runtime/interpreter.h"
-#include "dmo/runtime/memory_policy.h"
+#include "dmo/ops/memory_policy.h"
 #include "dmo/tflite/reader.h"
 #include "dmo/trace/access_svg.h"
 #include "dmo/trace/graph_bundle.h"

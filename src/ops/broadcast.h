@@ -12,7 +12,7 @@
 #include <fmt/format.h>
 
 #include "dmo/model/tensor.h"
-#include "dmo/runtime/op_context.h"
+#include "dmo/ops/op_context.h"
 
 namespace dmo {
 

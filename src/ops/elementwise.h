@@ -16,7 +16,7 @@
 #include "dmo/model/op_params.h"
 #include "dmo/ops/activation_range.h"
 #include "dmo/ops/fixed_point.h"
-#include "dmo/runtime/op_context.h"
+#include "dmo/ops/op_context.h"
 
 namespace dmo {
 

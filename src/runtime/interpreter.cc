@@ -7,6 +7,7 @@
 
 #include "dmo/error.h"
 #include "dmo/model/lifetime.h"
+#include "dmo/ops/kernels.h"
 #include "dmo/ops/walk_order.h"
 #include "dmo/plan/plan.h"
 

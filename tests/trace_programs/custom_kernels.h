@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "dmo/model/tensor.h"
-#include "dmo/runtime/tensor_ref.h"
+#include "dmo/ops/tensor_ref.h"
 
 namespace dmo::trace_programs {
 

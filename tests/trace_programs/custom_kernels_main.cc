@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "custom_kernels.h"
-#include "dmo/runtime/memory_policy.h"
+#include "dmo/ops/memory_policy.h"
 #include "dmo_trace.h"
 
 namespace {

@@ -2,8 +2,8 @@
 // file and instantiated there for the three policies with this macro.
 #pragma once
 
-#include "dmo/runtime/memory_policy.h"
-#include "dmo/runtime/op_context.h"
+#include "dmo/ops/memory_policy.h"
+#include "dmo/ops/op_context.h"
 
 #define DMO_INSTANTIATE_KERNEL(kernel)                                          \
   template void kernel<::dmo::DirectMemory>(const ::dmo::OpContext&, ::dmo::DirectMemory&);     \

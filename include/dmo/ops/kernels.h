@@ -3,7 +3,7 @@
 // kernels. Defined and instantiated in src/ops/<op>/.
 #pragma once
 
-#include "dmo/runtime/op_context.h"
+#include "dmo/ops/op_context.h"
 
 namespace dmo {
 
@@ -35,5 +35,9 @@ template <class Memory> void run_pad(const OpContext& ctx, Memory& mem);
 template <class Memory> void run_mean(const OpContext& ctx, Memory& mem);
 template <class Memory> void run_strided_slice(const OpContext& ctx, Memory& mem);
 template <class Memory> void run_svdf(const OpContext& ctx, Memory& mem);
+
+// Dispatch on the op kind; unsupported ops and types fail naming op and kind.
+template <class Memory>
+void run_kernel(const OpContext& ctx, Memory& memory);
 
 }  // namespace dmo

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "dmo/model/graph.h"
-#include "dmo/runtime/memory_policy.h"
-#include "dmo/runtime/op_context.h"
+#include "dmo/ops/memory_policy.h"
+#include "dmo/ops/op_context.h"
 #include "dmo/runtime/tensor_placement.h"
 
 namespace dmo {
@@ -63,9 +63,5 @@ int64_t algorithmic_safe_overlap(const Graph& graph, int32_t op, int32_t input_t
 // The same with an existing interpreter (its memory is never touched).
 int64_t algorithmic_safe_overlap(const Interpreter& interpreter, int32_t op, int32_t input_tensor,
                                  int32_t output_tensor, bool descending = false);
-
-// Dispatch on the op kind; unsupported ops and types fail naming op and kind.
-template <class Memory>
-void run_kernel(const OpContext& ctx, Memory& memory);
 
 }  // namespace dmo

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "dmo/model/graph.h"
-#include "dmo/runtime/memory_policy.h"
+#include "dmo/ops/memory_policy.h"
 #include "dmo/runtime/tensor_placement.h"
 
 namespace dmo {

@@ -3,7 +3,7 @@
 // weights of the same type with int32 biases.
 #pragma once
 
-#include "dmo/runtime/op_context.h"
+#include "dmo/ops/op_context.h"
 
 namespace dmo {
 

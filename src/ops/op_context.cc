@@ -1,4 +1,4 @@
-#include "dmo/runtime/op_context.h"
+#include "dmo/ops/op_context.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "dmo/runtime/memory_policy.h"
+#include "dmo/ops/memory_policy.h"
 
 #include <algorithm>
 

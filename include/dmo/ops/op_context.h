@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "dmo/model/graph.h"
-#include "dmo/runtime/tensor_ref.h"
+#include "dmo/ops/tensor_ref.h"
 
 namespace dmo {
 

@@ -14,7 +14,7 @@
 #include <optional>
 #include <vector>
 
-#include "dmo/runtime/tensor_ref.h"
+#include "dmo/ops/tensor_ref.h"
 
 namespace dmo {
 

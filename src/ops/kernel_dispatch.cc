@@ -5,7 +5,6 @@
 #include "dmo/ops/kernel_instantiation.h"
 #include "dmo/ops/kernels.h"
 #include "dmo/ops/walk_order.h"
-#include "dmo/runtime/interpreter.h"
 
 namespace dmo {
 
