@@ -1,17 +1,22 @@
-// Every kernel dmo has: one loop nest each, templated over a memory policy
-// (see runtime/memory_policy.h), in the loop order of TFLite's reference
-// kernels. Defined and instantiated in src/ops/<op>/.
+// Every kernel dmo has, as its prepare step (ops/prepared_kernel.h): one
+// loop nest each, templated over a memory policy (ops/memory_policy.h), in
+// the loop order of TFLM's reference kernels. Defined in src/ops/<op>/.
 #pragma once
 
 #include "dmo/ops/op_context.h"
+#include "dmo/ops/prepared_kernel.h"
 
 namespace dmo {
 
-// Windowed and matrix ops.
-template <class Memory> void run_conv2d(const OpContext& ctx, Memory& mem);
-template <class Memory> void run_depthwise_conv2d(const OpContext& ctx, Memory& mem);
+// Windowed ops: eval honours output regions and the descending walk.
+PreparedKernel prepare_conv2d(const OpContext& ctx);
+PreparedKernel prepare_depthwise_conv2d(const OpContext& ctx);
+PreparedKernel prepare_average_pool_2d(const OpContext& ctx);
+PreparedKernel prepare_max_pool_2d(const OpContext& ctx);
+
+// Kernels still in one step (checks and loops together), run through an
+// adapter by prepare_kernel until they are split.
 template <class Memory> void run_fully_connected(const OpContext& ctx, Memory& mem);
-// Element-wise, activation, pooling and softmax ops.
 template <class Memory> void run_add(const OpContext& ctx, Memory& mem);
 template <class Memory> void run_sub(const OpContext& ctx, Memory& mem);
 template <class Memory> void run_mul(const OpContext& ctx, Memory& mem);
@@ -21,12 +26,9 @@ template <class Memory> void run_relu_n1_to_1(const OpContext& ctx, Memory& mem)
 template <class Memory> void run_logistic(const OpContext& ctx, Memory& mem);
 template <class Memory> void run_tanh(const OpContext& ctx, Memory& mem);
 template <class Memory> void run_hard_swish(const OpContext& ctx, Memory& mem);
-template <class Memory> void run_average_pool_2d(const OpContext& ctx, Memory& mem);
-template <class Memory> void run_max_pool_2d(const OpContext& ctx, Memory& mem);
 template <class Memory> void run_softmax(const OpContext& ctx, Memory& mem);
 template <class Memory> void run_quantize(const OpContext& ctx, Memory& mem);
 template <class Memory> void run_dequantize(const OpContext& ctx, Memory& mem);
-// Shape, copy and reduction ops.
 template <class Memory> void run_reshape(const OpContext& ctx, Memory& mem);
 template <class Memory> void run_squeeze(const OpContext& ctx, Memory& mem);
 template <class Memory> void run_concatenation(const OpContext& ctx, Memory& mem);
@@ -36,8 +38,16 @@ template <class Memory> void run_mean(const OpContext& ctx, Memory& mem);
 template <class Memory> void run_strided_slice(const OpContext& ctx, Memory& mem);
 template <class Memory> void run_svdf(const OpContext& ctx, Memory& mem);
 
-// Dispatch on the op kind; unsupported ops and types fail naming op and kind.
+// Dispatch on the op kind: the op's prepared kernel. Unsupported ops and
+// types fail naming the op and its kind.
+PreparedKernel prepare_kernel(const OpContext& ctx);
+
+// Prepares and evaluates the whole output in one call, walking as
+// ctx.descending says (tests and one-off analyses).
 template <class Memory>
-void run_kernel(const OpContext& ctx, Memory& memory);
+void run_kernel(const OpContext& ctx, Memory& memory) {
+  KernelIO io{ctx.inputs, ctx.outputs, ctx.descending, {}};
+  prepare_kernel(ctx).eval(io, memory);
+}
 
 }  // namespace dmo

@@ -1,6 +1,8 @@
 // Memory policies: every kernel is one loop nest written once as a template
 // over a policy, so the code that computes is the code that is analysed.
 //  - DirectMemory executes: loads and stores touch the bytes.
+// Kernels index tensors densely; a view's strides (ops/tensor_ref.h) are
+// applied here, so the address-only policy sees the dense order.
 //  - AddressMemory computes nothing: it records, per output write, the
 //    highest output byte written so far and the input bytes read, which gives
 //    the algorithmic safe overlap O_s of one (input, output) pair.
@@ -22,12 +24,12 @@ struct DirectMemory {
   template <typename T>
   T load(const TensorRef& t, int64_t i) {
     T value;
-    std::memcpy(&value, t.data + i * static_cast<int64_t>(sizeof(T)), sizeof(T));
+    std::memcpy(&value, t.data + t.storage_index(i) * static_cast<int64_t>(sizeof(T)), sizeof(T));
     return value;
   }
   template <typename T>
   void store(const TensorRef& t, int64_t i, T value) {
-    std::memcpy(t.data + i * static_cast<int64_t>(sizeof(T)), &value, sizeof(T));
+    std::memcpy(t.data + t.storage_index(i) * static_cast<int64_t>(sizeof(T)), &value, sizeof(T));
   }
 };
 
@@ -99,7 +101,7 @@ class CheckingMemory {
   template <typename T>
   T load(const TensorRef& t, int64_t i) {
     T value;
-    const uint8_t* p = t.data + i * static_cast<int64_t>(sizeof(T));
+    const uint8_t* p = t.data + t.storage_index(i) * static_cast<int64_t>(sizeof(T));
     if (t.in_arena && !t.is_output && !clobber_) {
       size_t at = static_cast<size_t>(p - base_);
       for (size_t b = 0; b < sizeof(T); ++b) {
@@ -114,7 +116,7 @@ class CheckingMemory {
   }
   template <typename T>
   void store(const TensorRef& t, int64_t i, T value) {
-    uint8_t* p = t.data + i * static_cast<int64_t>(sizeof(T));
+    uint8_t* p = t.data + t.storage_index(i) * static_cast<int64_t>(sizeof(T));
     if (t.in_arena) std::memset(&written_[static_cast<size_t>(p - base_)], stamp_, sizeof(T));
     std::memcpy(p, &value, sizeof(T));
   }

@@ -1,8 +1,10 @@
-// CONV_2D: NHWC input, OHWI filter, optional bias, in the loop order of
-// TFLite's reference Conv / ConvPerChannel (batch, out y, out x, out channel,
+// CONV_2D, mirroring TFLM's reference_ops::Conv (float, uint8) and
+// reference_integer_ops::ConvPerChannel (int8): NHWC input, OHWI filter,
+// optional bias, in their loop order (batch, out y, out x, out channel,
 // then filter y, filter x, in channel). Taps that fall in the padding are
-// skipped, not loaded. With ctx.descending the four outer loops run
-// backwards (see walk_order.h). Grouped convolution (filter depth dividing the input
+// skipped, not loaded. Walking descending, the four outer loops run
+// backwards (see walk_order.h); a region computes a band of output rows and
+// columns. Grouped convolution (filter depth dividing the input
 // depth) is supported as TFLite does.
 #include <fmt/format.h>
 
@@ -11,7 +13,6 @@
 #include "conv_arithmetic.h"
 #include "conv_operand_types.h"
 #include "conv_quantization.h"
-#include "dmo/ops/kernel_instantiation.h"
 #include "dmo/ops/kernels.h"
 #include "dmo/ops/padding.h"
 #include "dmo/ops/walk_order.h"
@@ -77,25 +78,27 @@ ConvGeometry conv_geometry(const OpContext& ctx, const Conv2DParams& params) {
 }
 
 template <class Arithmetic, class Memory>
-void conv_loops(const ConvGeometry& g, const Arithmetic& arithmetic, const OpContext& ctx, Memory& mem) {
+void conv_loops(const ConvGeometry& g, const Arithmetic& arithmetic, const KernelIO& io, Memory& mem) {
   using Input = typename Arithmetic::Input;
   using Filter = typename Arithmetic::Filter;
   using Bias = typename Arithmetic::Bias;
   using Output = typename Arithmetic::Output;
-  const TensorRef& input = ctx.input(0);
-  const TensorRef& filter = ctx.input(1);
-  const TensorRef& output = ctx.output(0);
-  const bool has_bias = ctx.has_input(2);
-  const TensorRef bias = has_bias ? ctx.input(2) : TensorRef{};
+  const TensorRef& input = io.input(0);
+  const TensorRef& filter = io.input(1);
+  const TensorRef& output = io.output(0);
+  const bool has_bias = io.has_input(2);
+  const TensorRef bias = has_bias ? io.input(2) : TensorRef{};
 
-  const bool descending = ctx.descending;
+  const bool descending = io.descending;
+  const IndexRange rows = io.region.rows(g.output_height);
+  const IndexRange cols = io.region.cols(g.output_width);
   for (int32_t b = 0; b < g.batches; ++b) {
     const int32_t batch = walk_index(b, g.batches, descending);
-    for (int32_t y = 0; y < g.output_height; ++y) {
-      const int32_t out_y = walk_index(y, g.output_height, descending);
+    for (int32_t y = 0; y < rows.size(); ++y) {
+      const int32_t out_y = walk_index(y, rows, descending);
       const int64_t in_y_origin = int64_t{out_y} * g.stride_height - g.pad_height;
-      for (int32_t x = 0; x < g.output_width; ++x) {
-        const int32_t out_x = walk_index(x, g.output_width, descending);
+      for (int32_t x = 0; x < cols.size(); ++x) {
+        const int32_t out_x = walk_index(x, cols, descending);
         const int64_t in_x_origin = int64_t{out_x} * g.stride_width - g.pad_width;
         const int64_t pixel_index = ((int64_t{batch} * g.output_height + out_y) * g.output_width + out_x) * g.output_depth;
         for (int32_t c = 0; c < g.output_depth; ++c) {
@@ -128,38 +131,48 @@ void conv_loops(const ConvGeometry& g, const Arithmetic& arithmetic, const OpCon
   }
 }
 
+// The prepared CONV_2D: geometry and the arithmetic of its element type.
+struct Conv2DKernel {
+  ConvGeometry g;
+  DataType type = DataType::kFloat32;
+  FloatRange float_range;
+  ConvRequantization requantization;  // INT8 (per channel) and UINT8 (per tensor)
+
+  template <class Memory>
+  void eval(const KernelIO& io, Memory& mem) const {
+    switch (type) {
+      case DataType::kInt8: return conv_loops(g, QuantizedConvArithmetic<int8_t>(requantization), io, mem);
+      case DataType::kUInt8: return conv_loops(g, QuantizedConvArithmetic<uint8_t>(requantization), io, mem);
+      default: return conv_loops(g, FloatConvArithmetic{float_range}, io, mem);
+    }
+  }
+};
+
 }  // namespace
 
-template <class Memory>
-void run_conv2d(const OpContext& ctx, Memory& mem) {
+PreparedKernel prepare_conv2d(const OpContext& ctx) {
   require_conv_operand_counts(ctx, "filter");
   const auto* params = std::get_if<Conv2DParams>(&ctx.op->params);
   ctx.require(params != nullptr, "missing CONV_2D parameters");
   require_conv_operand_types(ctx);
-  const ConvGeometry g = conv_geometry(ctx, *params);
-
-  switch (ctx.input(0).type()) {
+  Conv2DKernel k;
+  k.g = conv_geometry(ctx, *params);
+  k.type = ctx.input(0).type();
+  switch (k.type) {
     case DataType::kFloat32:
-      conv_loops(g, FloatConvArithmetic{float_activation_range(params->activation)}, ctx, mem);
-      return;
-    case DataType::kInt8: {
-      const ConvRequantization q =
-          per_channel_requantization(ctx, params->activation, g.output_depth, /*quantized_dimension=*/0);
-      conv_loops(g, QuantizedConvArithmetic<int8_t>(q), ctx, mem);
-      return;
-    }
-    case DataType::kUInt8: {
-      const ConvRequantization q = per_tensor_requantization(ctx, params->activation, g.output_depth);
-      conv_loops(g, QuantizedConvArithmetic<uint8_t>(q), ctx, mem);
-      return;
-    }
-    default:
+      k.float_range = float_activation_range(params->activation);
       break;
+    case DataType::kInt8:
+      k.requantization = per_channel_requantization(ctx, params->activation, k.g.output_depth, /*quantized_dimension=*/0);
+      break;
+    case DataType::kUInt8:
+      k.requantization = per_tensor_requantization(ctx, params->activation, k.g.output_depth);
+      break;
+    default:
+      ctx.fail(fmt::format("input type {} is not supported; supported: FLOAT32, INT8, UINT8",
+                           data_type_name(ctx.input(0).type())));
   }
-  ctx.fail(fmt::format("input type {} is not supported; supported: FLOAT32, INT8, UINT8",
-                       data_type_name(ctx.input(0).type())));
+  return PreparedKernel::of(std::move(k), /*regions=*/true);
 }
-
-DMO_INSTANTIATE_KERNEL(run_conv2d);
 
 }  // namespace dmo

@@ -1,6 +1,6 @@
-// DEPTHWISE_CONV_2D: NHWC input, filter [1, KH, KW, IC * M], optional bias,
-// in the loop order of TFLite's reference DepthwiseConv /
-// DepthwiseConvPerChannel (batch, out y, out x, in channel, multiplier, then
+// DEPTHWISE_CONV_2D, mirroring TFLM's reference_ops::DepthwiseConv (float,
+// uint8) and reference_integer_ops::DepthwiseConvPerChannel (int8): NHWC
+// input, filter [1, KH, KW, IC * M], optional bias, in their loop order (batch, out y, out x, in channel, multiplier, then
 // filter y, filter x). Output channel = in channel * M + m. Taps that fall in
 // the padding are skipped, not loaded.
 #include <fmt/format.h>
@@ -10,7 +10,6 @@
 #include "../conv2d/conv_arithmetic.h"
 #include "../conv2d/conv_operand_types.h"
 #include "../conv2d/conv_quantization.h"
-#include "dmo/ops/kernel_instantiation.h"
 #include "dmo/ops/kernels.h"
 #include "dmo/ops/padding.h"
 #include "dmo/ops/walk_order.h"
@@ -77,27 +76,30 @@ DepthwiseGeometry depthwise_geometry(const OpContext& ctx, const DepthwiseConv2D
 }
 
 template <class Arithmetic, class Memory>
-void depthwise_loops(const DepthwiseGeometry& g, const Arithmetic& arithmetic, const OpContext& ctx, Memory& mem) {
+void depthwise_loops(const DepthwiseGeometry& g, const Arithmetic& arithmetic, const KernelIO& io, Memory& mem) {
   using Input = typename Arithmetic::Input;
   using Filter = typename Arithmetic::Filter;
   using Bias = typename Arithmetic::Bias;
   using Output = typename Arithmetic::Output;
-  const TensorRef& input = ctx.input(0);
-  const TensorRef& filter = ctx.input(1);
-  const TensorRef& output = ctx.output(0);
-  const bool has_bias = ctx.has_input(2);
-  const TensorRef bias = has_bias ? ctx.input(2) : TensorRef{};
+  const TensorRef& input = io.input(0);
+  const TensorRef& filter = io.input(1);
+  const TensorRef& output = io.output(0);
+  const bool has_bias = io.has_input(2);
+  const TensorRef bias = has_bias ? io.input(2) : TensorRef{};
 
-  // NHWC: output channel = in_channel * M + m. With ctx.descending every
-  // output loop runs backwards (see walk_order.h).
-  const bool descending = ctx.descending;
+  // NHWC: output channel = in_channel * M + m. Walking descending, every
+  // output loop runs backwards (see walk_order.h); a region computes a band
+  // of output rows and columns.
+  const bool descending = io.descending;
+  const IndexRange rows = io.region.rows(g.output_height);
+  const IndexRange cols = io.region.cols(g.output_width);
   for (int32_t b = 0; b < g.batches; ++b) {
     const int32_t batch = walk_index(b, g.batches, descending);
-    for (int32_t y = 0; y < g.output_height; ++y) {
-      const int32_t out_y = walk_index(y, g.output_height, descending);
+    for (int32_t y = 0; y < rows.size(); ++y) {
+      const int32_t out_y = walk_index(y, rows, descending);
       const int64_t in_y_origin = int64_t{out_y} * g.stride_height - g.pad_height;
-      for (int32_t x = 0; x < g.output_width; ++x) {
-        const int32_t out_x = walk_index(x, g.output_width, descending);
+      for (int32_t x = 0; x < cols.size(); ++x) {
+        const int32_t out_x = walk_index(x, cols, descending);
         const int64_t in_x_origin = int64_t{out_x} * g.stride_width - g.pad_width;
         const int64_t pixel_index = ((int64_t{batch} * g.output_height + out_y) * g.output_width + out_x) * g.output_depth;
         for (int32_t ic = 0; ic < g.input_depth; ++ic) {
@@ -130,38 +132,49 @@ void depthwise_loops(const DepthwiseGeometry& g, const Arithmetic& arithmetic, c
   }
 }
 
+// The prepared DEPTHWISE_CONV_2D: geometry and the arithmetic of its element type.
+struct DepthwiseConv2DKernel {
+  DepthwiseGeometry g;
+  DataType type = DataType::kFloat32;
+  FloatRange float_range;
+  ConvRequantization requantization;  // INT8 (per channel) and UINT8 (per tensor)
+
+  template <class Memory>
+  void eval(const KernelIO& io, Memory& mem) const {
+    switch (type) {
+      case DataType::kInt8: return depthwise_loops(g, QuantizedConvArithmetic<int8_t>(requantization), io, mem);
+      case DataType::kUInt8: return depthwise_loops(g, QuantizedConvArithmetic<uint8_t>(requantization), io, mem);
+      default: return depthwise_loops(g, FloatConvArithmetic{float_range}, io, mem);
+    }
+  }
+};
+
 }  // namespace
 
-template <class Memory>
-void run_depthwise_conv2d(const OpContext& ctx, Memory& mem) {
+PreparedKernel prepare_depthwise_conv2d(const OpContext& ctx) {
   require_conv_operand_counts(ctx, "filter");
   const auto* params = std::get_if<DepthwiseConv2DParams>(&ctx.op->params);
   ctx.require(params != nullptr, "missing DEPTHWISE_CONV_2D parameters");
   require_conv_operand_types(ctx);
-  const DepthwiseGeometry g = depthwise_geometry(ctx, *params);
-
-  switch (ctx.input(0).type()) {
+  DepthwiseConv2DKernel k;
+  k.g = depthwise_geometry(ctx, *params);
+  k.type = ctx.input(0).type();
+  switch (k.type) {
     case DataType::kFloat32:
-      depthwise_loops(g, FloatConvArithmetic{float_activation_range(params->activation)}, ctx, mem);
-      return;
-    case DataType::kInt8: {
-      const ConvRequantization q =
-          per_channel_requantization(ctx, params->activation, g.output_depth, /*quantized_dimension=*/3);
-      depthwise_loops(g, QuantizedConvArithmetic<int8_t>(q), ctx, mem);
-      return;
-    }
-    case DataType::kUInt8: {
-      const ConvRequantization q = per_tensor_requantization(ctx, params->activation, g.output_depth);
-      depthwise_loops(g, QuantizedConvArithmetic<uint8_t>(q), ctx, mem);
-      return;
-    }
-    default:
+      k.float_range = float_activation_range(params->activation);
       break;
+    case DataType::kInt8:
+      k.requantization =
+          per_channel_requantization(ctx, params->activation, k.g.output_depth, /*quantized_dimension=*/3);
+      break;
+    case DataType::kUInt8:
+      k.requantization = per_tensor_requantization(ctx, params->activation, k.g.output_depth);
+      break;
+    default:
+      ctx.fail(fmt::format("input type {} is not supported; supported: FLOAT32, INT8, UINT8",
+                           data_type_name(ctx.input(0).type())));
   }
-  ctx.fail(fmt::format("input type {} is not supported; supported: FLOAT32, INT8, UINT8",
-                       data_type_name(ctx.input(0).type())));
+  return PreparedKernel::of(std::move(k), /*regions=*/true);
 }
-
-DMO_INSTANTIATE_KERNEL(run_depthwise_conv2d);
 
 }  // namespace dmo

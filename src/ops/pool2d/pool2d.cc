@@ -1,5 +1,6 @@
-// AVERAGE_POOL_2D and MAX_POOL_2D on NHWC tensors, as TFLite's reference
-// pooling kernels (reference/pooling.h, integer_ops/pooling.h): for batch,
+// AVERAGE_POOL_2D and MAX_POOL_2D on NHWC tensors, mirroring TFLM's
+// reference_ops::AveragePool / MaxPool (float, uint8) and
+// reference_integer_ops::AveragePool / MaxPool (int8, int16): for batch,
 // out_y, out_x, channel, a window clipped to the input (padding adds no
 // taps), then one store. Average: FLOAT32 sum / count; INT8 and INT16 round
 // half away from zero; UINT8 rounds half up. Then the fused activation.
@@ -11,7 +12,6 @@
 
 #include "../elementwise.h"
 #include "dmo/ops/activation_range.h"
-#include "dmo/ops/kernel_instantiation.h"
 #include "dmo/ops/kernels.h"
 #include "dmo/ops/padding.h"
 #include "dmo/ops/walk_order.h"
@@ -82,16 +82,18 @@ Window window_at(const PoolGeometry& g, int32_t out_y, int32_t out_x) {
 // Runs `reduce(element loader, window)` for each output element in TFLite's
 // order and stores its result there.
 template <typename T, class Memory, class Reduce>
-void pool(const OpContext& ctx, Memory& mem, const PoolGeometry& g, Reduce&& reduce) {
-  const TensorRef& in = ctx.input(0);
-  const TensorRef& out = ctx.output(0);
-  const bool descending = ctx.descending;  // every output loop backwards (walk_order.h)
+void pool(const KernelIO& io, Memory& mem, const PoolGeometry& g, Reduce&& reduce) {
+  const TensorRef& in = io.input(0);
+  const TensorRef& out = io.output(0);
+  const bool descending = io.descending;  // every output loop backwards (walk_order.h)
+  const IndexRange rows = io.region.rows(g.output_height);
+  const IndexRange cols = io.region.cols(g.output_width);
   for (int32_t bi = 0; bi < g.batches; ++bi) {
     const int32_t b = walk_index(bi, g.batches, descending);
-    for (int32_t yi = 0; yi < g.output_height; ++yi) {
-      const int32_t out_y = walk_index(yi, g.output_height, descending);
-      for (int32_t xi = 0; xi < g.output_width; ++xi) {
-        const int32_t out_x = walk_index(xi, g.output_width, descending);
+    for (int32_t yi = 0; yi < rows.size(); ++yi) {
+      const int32_t out_y = walk_index(yi, rows, descending);
+      for (int32_t xi = 0; xi < cols.size(); ++xi) {
+        const int32_t out_x = walk_index(xi, cols, descending);
         const Window w = window_at(g, out_y, out_x);
         for (int32_t ci = 0; ci < g.depth; ++ci) {
           const int32_t c = walk_index(ci, g.depth, descending);
@@ -118,9 +120,8 @@ void require_taps(const OpContext& ctx, const PoolGeometry& g) {
 }
 
 template <typename T, class Memory>
-void average_pool_integer(const OpContext& ctx, Memory& mem, const PoolGeometry& g) {
-  const QuantizedRange r = quantized_activation_range(g.activation, *ctx.output(0).tensor);
-  pool<T>(ctx, mem, g, [&r](auto&& load, const Window& w) {
+void average_pool_integer(const KernelIO& io, Memory& mem, const PoolGeometry& g, const QuantizedRange& r) {
+  pool<T>(io, mem, g, [&r](auto&& load, const Window& w) {
     int32_t acc = 0;
     int32_t count = 0;
     for (int32_t fy = w.y_start; fy < w.y_end; ++fy) {
@@ -139,9 +140,8 @@ void average_pool_integer(const OpContext& ctx, Memory& mem, const PoolGeometry&
 }
 
 template <typename T, class Memory>
-void max_pool_integer(const OpContext& ctx, Memory& mem, const PoolGeometry& g) {
-  const QuantizedRange r = quantized_activation_range(g.activation, *ctx.output(0).tensor);
-  pool<T>(ctx, mem, g, [&r](auto&& load, const Window& w) {
+void max_pool_integer(const KernelIO& io, Memory& mem, const PoolGeometry& g, const QuantizedRange& r) {
+  pool<T>(io, mem, g, [&r](auto&& load, const Window& w) {
     // uint8 starts at 0, the signed types at their lowest value.
     T max = std::numeric_limits<T>::lowest();
     for (int32_t fy = w.y_start; fy < w.y_end; ++fy) {
@@ -153,59 +153,79 @@ void max_pool_integer(const OpContext& ctx, Memory& mem, const PoolGeometry& g) 
   });
 }
 
+template <class Memory>
+void average_pool_float(const KernelIO& io, Memory& mem, const PoolGeometry& g, const FloatRange& r) {
+  pool<float>(io, mem, g, [&r](auto&& load, const Window& w) {
+    float total = 0.f;
+    float filter_count = 0;
+    for (int32_t fy = w.y_start; fy < w.y_end; ++fy) {
+      for (int32_t fx = w.x_start; fx < w.x_end; ++fx) {
+        total += load(fy, fx);
+        filter_count++;
+      }
+    }
+    const float average = total / filter_count;
+    return std::min(std::max(average, r.min), r.max);
+  });
+}
+
+template <class Memory>
+void max_pool_float(const KernelIO& io, Memory& mem, const PoolGeometry& g, const FloatRange& r) {
+  pool<float>(io, mem, g, [&r](auto&& load, const Window& w) {
+    float max = std::numeric_limits<float>::lowest();
+    for (int32_t fy = w.y_start; fy < w.y_end; ++fy) {
+      for (int32_t fx = w.x_start; fx < w.x_end; ++fx) max = std::max(max, load(fy, fx));
+    }
+    return std::min(std::max(max, r.min), r.max);
+  });
+}
+
+// The prepared pooling op: geometry, element type and activation range.
+template <bool kAverage>
+struct Pool2DKernel {
+  PoolGeometry g;
+  DataType type = DataType::kFloat32;
+  FloatRange float_range;
+  QuantizedRange quantized_range{0, 0};
+
+  template <class Memory>
+  void eval(const KernelIO& io, Memory& mem) const {
+    switch (type) {
+      case DataType::kInt8: return integer<int8_t>(io, mem);
+      case DataType::kUInt8: return integer<uint8_t>(io, mem);
+      case DataType::kInt16: return integer<int16_t>(io, mem);
+      default:
+        if constexpr (kAverage) return average_pool_float(io, mem, g, float_range);
+        else return max_pool_float(io, mem, g, float_range);
+    }
+  }
+
+  template <typename T, class Memory>
+  void integer(const KernelIO& io, Memory& mem) const {
+    if constexpr (kAverage) average_pool_integer<T>(io, mem, g, quantized_range);
+    else max_pool_integer<T>(io, mem, g, quantized_range);
+  }
+};
+
+template <bool kAverage>
+PreparedKernel prepare_pool(const OpContext& ctx) {
+  Pool2DKernel<kAverage> k;
+  k.g = pool_geometry(ctx);
+  if constexpr (kAverage) require_taps(ctx, k.g);
+  k.type = ctx.input(0).type();
+  switch (k.type) {
+    case DataType::kFloat32: k.float_range = float_activation_range(k.g.activation); break;
+    case DataType::kInt8:
+    case DataType::kUInt8:
+    case DataType::kInt16: k.quantized_range = quantized_activation_range(k.g.activation, *ctx.output(0).tensor); break;
+    default: fail_unsupported_type(ctx, "input", k.type, "FLOAT32, INT8, UINT8, INT16");
+  }
+  return PreparedKernel::of(std::move(k), /*regions=*/true);
+}
+
 }  // namespace
 
-template <class Memory>
-void run_average_pool_2d(const OpContext& ctx, Memory& mem) {
-  const PoolGeometry g = pool_geometry(ctx);
-  require_taps(ctx, g);
-  const DataType type = ctx.input(0).type();
-  switch (type) {
-    case DataType::kFloat32: {
-      const FloatRange r = float_activation_range(g.activation);
-      return pool<float>(ctx, mem, g, [&r](auto&& load, const Window& w) {
-        float total = 0.f;
-        float filter_count = 0;
-        for (int32_t fy = w.y_start; fy < w.y_end; ++fy) {
-          for (int32_t fx = w.x_start; fx < w.x_end; ++fx) {
-            total += load(fy, fx);
-            filter_count++;
-          }
-        }
-        const float average = total / filter_count;
-        return std::min(std::max(average, r.min), r.max);
-      });
-    }
-    case DataType::kInt8: return average_pool_integer<int8_t>(ctx, mem, g);
-    case DataType::kUInt8: return average_pool_integer<uint8_t>(ctx, mem, g);
-    case DataType::kInt16: return average_pool_integer<int16_t>(ctx, mem, g);
-    default: fail_unsupported_type(ctx, "input", type, "FLOAT32, INT8, UINT8, INT16");
-  }
-}
-
-template <class Memory>
-void run_max_pool_2d(const OpContext& ctx, Memory& mem) {
-  const PoolGeometry g = pool_geometry(ctx);
-  const DataType type = ctx.input(0).type();
-  switch (type) {
-    case DataType::kFloat32: {
-      const FloatRange r = float_activation_range(g.activation);
-      return pool<float>(ctx, mem, g, [&r](auto&& load, const Window& w) {
-        float max = std::numeric_limits<float>::lowest();
-        for (int32_t fy = w.y_start; fy < w.y_end; ++fy) {
-          for (int32_t fx = w.x_start; fx < w.x_end; ++fx) max = std::max(max, load(fy, fx));
-        }
-        return std::min(std::max(max, r.min), r.max);
-      });
-    }
-    case DataType::kInt8: return max_pool_integer<int8_t>(ctx, mem, g);
-    case DataType::kUInt8: return max_pool_integer<uint8_t>(ctx, mem, g);
-    case DataType::kInt16: return max_pool_integer<int16_t>(ctx, mem, g);
-    default: fail_unsupported_type(ctx, "input", type, "FLOAT32, INT8, UINT8, INT16");
-  }
-}
-
-DMO_INSTANTIATE_KERNEL(run_average_pool_2d);
-DMO_INSTANTIATE_KERNEL(run_max_pool_2d);
+PreparedKernel prepare_average_pool_2d(const OpContext& ctx) { return prepare_pool<true>(ctx); }
+PreparedKernel prepare_max_pool_2d(const OpContext& ctx) { return prepare_pool<false>(ctx); }
 
 }  // namespace dmo

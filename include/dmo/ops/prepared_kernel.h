@@ -1,0 +1,63 @@
+// A kernel in TFLM's two steps.
+//  - prepare (ops/kernels.h): checks the op's operands, computes geometry
+//    and requantisation parameters once, and fails with a message naming
+//    the op when it cannot run it.
+//  - eval: the one loop nest, templated over a memory policy
+//    (ops/memory_policy.h); no checks, no exceptions, no allocation.
+// PreparedKernel holds a kernel's prepared state and its eval instantiated
+// for the three policies, behind plain function pointers.
+#pragma once
+
+#include <memory>
+#include <type_traits>
+#include <utility>
+
+#include "dmo/ops/kernel_io.h"
+#include "dmo/ops/memory_policy.h"
+
+namespace dmo {
+
+class PreparedKernel {
+ public:
+  PreparedKernel() = default;
+
+  // `Kernel` has `template <class Memory> void eval(const KernelIO&, Memory&) const`.
+  // `regions`: eval honours KernelIO::region and KernelIO::descending.
+  template <class Kernel>
+  static PreparedKernel of(Kernel kernel, bool regions = false) {
+    PreparedKernel p;
+    p.state_ = std::make_shared<const Kernel>(std::move(kernel));
+    p.direct_ = &call<Kernel, DirectMemory>;
+    p.address_ = &call<Kernel, AddressMemory>;
+    p.checking_ = &call<Kernel, CheckingMemory>;
+    p.regions_ = regions;
+    return p;
+  }
+
+  template <class Memory>
+  void eval(const KernelIO& io, Memory& memory) const {
+    if constexpr (std::is_same_v<Memory, DirectMemory>) direct_(state_.get(), io, memory);
+    else if constexpr (std::is_same_v<Memory, AddressMemory>) address_(state_.get(), io, memory);
+    else checking_(state_.get(), io, memory);
+  }
+
+  bool valid() const { return state_ != nullptr; }
+  // Honours output regions and the descending walk.
+  bool computes_regions() const { return regions_; }
+
+ private:
+  template <class Kernel, class Memory>
+  static void call(const void* state, const KernelIO& io, Memory& memory) {
+    static_cast<const Kernel*>(state)->eval(io, memory);
+  }
+  template <class Memory>
+  using Eval = void (*)(const void*, const KernelIO&, Memory&);
+
+  std::shared_ptr<const void> state_;
+  Eval<DirectMemory> direct_ = nullptr;
+  Eval<AddressMemory> address_ = nullptr;
+  Eval<CheckingMemory> checking_ = nullptr;
+  bool regions_ = false;
+};
+
+}  // namespace dmo
