@@ -14,32 +14,49 @@
 namespace dmo {
 
 Interpreter::Interpreter(const Graph& graph, TensorPlacement placement)
-    : graph_(graph), subgraph_(graph.main()), placement_(std::move(placement)) {
+    : Interpreter(graph, placement, default_schedule(graph, placement.descending_ops)) {}
+
+Interpreter::Interpreter(const Graph& graph, TensorPlacement placement, Schedule schedule)
+    : graph_(graph), subgraph_(graph.main()), placement_(std::move(placement)), schedule_(std::move(schedule)) {
   if (placement_.offsets.size() != subgraph_.tensors.size()) {
     throw Error(fmt::format("{}: placement has {} offsets for {} tensors", graph.source, placement_.offsets.size(),
                             subgraph_.tensors.size()));
   }
-  for (size_t t = 0; t < subgraph_.tensors.size(); ++t) {
-    const Tensor& tensor = subgraph_.tensors[t];
-    if (tflm_plans_tensor(tensor) &&
-        (placement_.offsets[t] < 0 || placement_.offsets[t] + tensor.byte_size > placement_.arena_size)) {
-      throw Error(fmt::format("{}: tensor {} '{}' is not inside the {}-byte arena", graph.source, t, tensor.name,
-                              placement_.arena_size));
-    }
-  }
-  descending_.assign(subgraph_.ops.size(), 0);
   for (int32_t op : placement_.descending_ops) {
     if (op < 0 || static_cast<size_t>(op) >= subgraph_.ops.size()) {
       throw Error(fmt::format("{}: placement walks op {} descending, but subgraph 0 has {} ops", graph.source, op,
                               subgraph_.ops.size()));
     }
-    const Op& o = subgraph_.ops[static_cast<size_t>(op)];
-    if (!kernel_walks_descending(static_cast<OpKind>(o.builtin_code))) {
-      throw Error(fmt::format("{}: placement walks op {} ({}) descending, which its kernel cannot", graph.source, op,
-                              o.name()));
-    }
-    descending_[static_cast<size_t>(op)] = 1;
   }
+  check_schedule(graph, schedule_);
+  view_index_.assign(subgraph_.tensors.size(), -1);
+  for (size_t v = 0; v < schedule_.views.size(); ++v) {
+    view_index_[static_cast<size_t>(schedule_.views[v].tensor)] = static_cast<int32_t>(v);
+  }
+  for (size_t t = 0; t < subgraph_.tensors.size(); ++t) {
+    const Tensor& tensor = subgraph_.tensors[t];
+    if (tflm_plans_tensor(tensor) && view_index_[t] < 0 &&
+        (placement_.offsets[t] < 0 || placement_.offsets[t] + tensor.byte_size > placement_.arena_size)) {
+      throw Error(fmt::format("{}: tensor {} '{}' is not inside the {}-byte arena", graph.source, t, tensor.name,
+                              placement_.arena_size));
+    }
+  }
+  // Steps that walk descending or compute a region need a kernel that can.
+  for (const ScheduleStep& step : schedule_.steps) {
+    if (!step.descending && step.region.is_whole()) continue;
+    const Op& o = subgraph_.ops[static_cast<size_t>(step.op)];
+    if (!kernel_walks_descending(static_cast<OpKind>(o.builtin_code))) {
+      throw Error(fmt::format("{}: the schedule walks op {} ({}) {}, which its kernel cannot", graph.source, step.op,
+                              o.name(), step.descending ? "descending" : "over a region"));
+    }
+  }
+  last_step_of_op_.assign(schedule_.steps.size(), 0);
+  std::vector<char> seen(subgraph_.ops.size(), 0);
+  for (size_t i = schedule_.steps.size(); i-- > 0;) {
+    auto op = static_cast<size_t>(schedule_.steps[i].op);
+    if (!seen[op]) last_step_of_op_[i] = seen[op] = 1;
+  }
+  prepared_.resize(subgraph_.ops.size());
   arena_.assign(static_cast<size_t>(placement_.arena_size), 0);
   persistent_offsets_.assign(subgraph_.tensors.size(), -1);
   int64_t persistent = 0;
@@ -65,8 +82,17 @@ void Interpreter::reset_variables() {
   }
 }
 
+const TensorView* Interpreter::view_of(int32_t t) const {
+  const int32_t v = view_index_[static_cast<size_t>(t)];
+  return v < 0 ? nullptr : &schedule_.views[static_cast<size_t>(v)];
+}
+
 uint8_t* Interpreter::tensor_data(int32_t t) const {
   const Tensor& tensor = subgraph_.tensors[static_cast<size_t>(t)];
+  if (const TensorView* view = view_of(t)) {
+    uint8_t* base = tensor_data(view->base);
+    return base ? base + view->offset * int64_t{element_size(tensor.type).value_or(1)} : nullptr;
+  }
   if (tensor.is_constant) return const_cast<uint8_t*>(tensor.data.data());
   if (persistent_offsets_[static_cast<size_t>(t)] >= 0) return persistent_.data() + persistent_offsets_[static_cast<size_t>(t)];
   if (placement_.offsets[static_cast<size_t>(t)] >= 0) return arena_.data() + placement_.offsets[static_cast<size_t>(t)];
@@ -75,9 +101,33 @@ uint8_t* Interpreter::tensor_data(int32_t t) const {
 
 std::span<const uint8_t> Interpreter::tensor_bytes(int32_t t) const {
   const Tensor& tensor = subgraph_.tensors.at(static_cast<size_t>(t));
+  if (view_of(t)) {
+    throw Error(fmt::format("{}: tensor {} '{}' is a strided view into tensor {}; it has no bytes of its own",
+                            graph_.source, t, tensor.name, view_of(t)->base));
+  }
   const uint8_t* data = tensor_data(t);
   if (!data) return {};
   return {data, static_cast<size_t>(tensor.byte_size)};
+}
+
+std::vector<uint8_t> Interpreter::tensor_contents(int32_t t) const {
+  const Tensor& tensor = subgraph_.tensors.at(static_cast<size_t>(t));
+  const TensorView* view = view_of(t);
+  if (!view) {
+    auto bytes = tensor_bytes(t);
+    return {bytes.begin(), bytes.end()};
+  }
+  TensorRef ref;
+  ref.tensor = &tensor;
+  ref.data = tensor_data(t);
+  ref.strides = view->strides.data();
+  const auto element = static_cast<size_t>(int64_t{element_size(tensor.type).value_or(1)});
+  std::vector<uint8_t> out(static_cast<size_t>(tensor.byte_size));
+  for (int64_t i = 0; i < tensor.element_count; ++i) {
+    std::memcpy(out.data() + static_cast<size_t>(i) * element,
+                ref.data + ref.storage_index(i) * static_cast<int64_t>(element), element);
+  }
+  return out;
 }
 
 int64_t Interpreter::input_bytes() const {
@@ -108,7 +158,7 @@ void Interpreter::set_inputs(std::span<const uint8_t> bytes) {
 std::vector<uint8_t> Interpreter::outputs() const {
   std::vector<uint8_t> out;
   for (int32_t t : subgraph_.outputs) {
-    auto bytes = tensor_bytes(t);
+    std::vector<uint8_t> bytes = tensor_contents(t);
     out.insert(out.end(), bytes.begin(), bytes.end());
   }
   return out;
@@ -126,27 +176,45 @@ OpContext Interpreter::context(int32_t op_index) const {
     r.data = tensor_data(t);
     r.index = t;
     r.is_output = is_output;
-    r.in_arena = !r.tensor->is_constant && persistent_offsets_[static_cast<size_t>(t)] < 0 &&
-                 placement_.offsets[static_cast<size_t>(t)] >= 0;
+    const TensorView* view = view_of(t);
+    const int32_t stored = view ? view->base : t;
+    if (view) r.strides = view->strides.data();
+    r.in_arena = !r.tensor->is_constant && persistent_offsets_[static_cast<size_t>(stored)] < 0 &&
+                 placement_.offsets[static_cast<size_t>(stored)] >= 0;
     return r;
   };
-  ctx.descending = descending_[static_cast<size_t>(op_index)] != 0;
   for (int32_t t : ctx.op->inputs) ctx.inputs.push_back(ref(t, false));
   for (int32_t t : ctx.op->outputs) ctx.outputs.push_back(ref(t, true));
   return ctx;
 }
 
+const PreparedKernel& Interpreter::prepared(int32_t op) const {
+  PreparedKernel& kernel = prepared_.at(static_cast<size_t>(op));
+  if (!kernel.valid()) kernel = prepare_kernel(context(op));
+  return kernel;
+}
+
+template <class Memory>
+void Interpreter::eval_step(const ScheduleStep& step, Memory& memory) const {
+  const OpContext ctx = context(step.op);
+  prepared(step.op).eval(KernelIO{ctx.inputs, ctx.outputs, step.descending, step.region}, memory);
+}
+
 void Interpreter::run(const OpObserver& after_op) {
   DirectMemory memory;
-  for (int32_t i = 0; i < static_cast<int32_t>(subgraph_.ops.size()); ++i) {
-    run_kernel(context(i), memory);
-    if (after_op) after_op(i);
+  for (size_t i = 0; i < schedule_.steps.size(); ++i) {
+    eval_step(schedule_.steps[i], memory);
+    if (after_op && last_step_of_op_[i]) after_op(schedule_.steps[i].op);
   }
 }
 
 void Interpreter::run_op(int32_t op) {
   DirectMemory memory;
-  run_kernel(context(op), memory);
+  ScheduleStep step;
+  step.op = op;
+  // The op's walk in this schedule.
+  for (const ScheduleStep& s : schedule_.steps) step.descending |= s.op == op && s.descending;
+  eval_step(step, memory);
 }
 
 void Interpreter::set_tensor(int32_t t, std::span<const uint8_t> bytes) {
@@ -155,16 +223,25 @@ void Interpreter::set_tensor(int32_t t, std::span<const uint8_t> bytes) {
     throw Error(fmt::format("{}: tensor {} '{}' takes {} bytes and is {}constant; {} given", graph_.source, t,
                             tensor.name, tensor.byte_size, tensor.is_constant ? "" : "not ", bytes.size()));
   }
+  if (view_of(t)) {
+    throw Error(fmt::format("{}: tensor {} '{}' is a view into tensor {}; set the base tensor", graph_.source, t,
+                            tensor.name, view_of(t)->base));
+  }
   if (!bytes.empty()) std::memcpy(tensor_data(t), bytes.data(), bytes.size());
 }
 
 std::optional<Clobber> Interpreter::run_checked(const OpObserver& after_op) {
   CheckingMemory memory(arena_.data(), placement_.arena_size);
-  for (int32_t i = 0; i < static_cast<int32_t>(subgraph_.ops.size()); ++i) {
-    memory.begin_op(i);
-    run_kernel(context(i), memory);
+  int32_t previous_op = -1;
+  for (size_t i = 0; i < schedule_.steps.size(); ++i) {
+    const ScheduleStep& step = schedule_.steps[i];
+    // The regions of one op are one op for clobbers: an input byte its
+    // earlier region overwrote is gone for its later regions too.
+    if (step.op != previous_op) memory.begin_op(step.op);
+    previous_op = step.op;
+    eval_step(step, memory);
     if (memory.clobber()) return memory.clobber();
-    if (after_op) after_op(i);
+    if (after_op && last_step_of_op_[i]) after_op(step.op);
   }
   return std::nullopt;
 }
@@ -176,6 +253,8 @@ int64_t algorithmic_safe_overlap(const Interpreter& interpreter, int32_t op, int
   const Tensor& input = ctx.subgraph->tensors.at(static_cast<size_t>(input_tensor));
   const Tensor& output = ctx.subgraph->tensors.at(static_cast<size_t>(output_tensor));
   AddressMemory memory(input_tensor, output_tensor, input.byte_size, output.byte_size, descending);
+  // Prepared here rather than taken from the interpreter: the overlap
+  // engines call this from several threads.
   run_kernel(ctx, memory);
   return memory.safe_overlap();
 }

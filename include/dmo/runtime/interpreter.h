@@ -1,6 +1,7 @@
-// Runs subgraph 0 of a Graph inside one byte arena laid out by a placement:
-// every planned tensor at its offset, constants in place, variables in
-// persistent storage, ops in order.
+// Runs an execution schedule (schedule/schedule.h) of subgraph 0 inside one
+// byte arena laid out by a placement: every planned tensor at its offset
+// (or, for a view, inside its base tensor), constants in place, variables in
+// persistent storage. Each op is prepared once; each step evaluates it.
 #pragma once
 
 #include <cstdint>
@@ -12,13 +13,17 @@
 #include "dmo/model/graph.h"
 #include "dmo/ops/memory_policy.h"
 #include "dmo/ops/op_context.h"
+#include "dmo/ops/prepared_kernel.h"
 #include "dmo/runtime/tensor_placement.h"
+#include "dmo/schedule/schedule.h"
 
 namespace dmo {
 
 class Interpreter {
  public:
+  // The default schedule, with the placement's descending ops.
   Interpreter(const Graph& graph, TensorPlacement placement);
+  Interpreter(const Graph& graph, TensorPlacement placement, Schedule schedule);
 
   // Bytes of all graph inputs (or outputs) concatenated in order.
   int64_t input_bytes() const;
@@ -26,31 +31,45 @@ class Interpreter {
   void set_inputs(std::span<const uint8_t> bytes);
   std::vector<uint8_t> outputs() const;
 
-  // Called after each op with its index, while its outputs are intact.
+  // Called after the last step of each op with its index, while its
+  // outputs are intact.
   using OpObserver = std::function<void(int32_t op)>;
   void run(const OpObserver& after_op = {});
-  // Runs one op alone (its inputs must already hold their values).
+  // Runs one op alone, its whole output walking as the schedule walks it
+  // (its inputs must already hold their values).
   void run_op(int32_t op);
   // Writes bytes into a tensor's storage (for feeding one op in tests and tools).
   void set_tensor(int32_t tensor, std::span<const uint8_t> bytes);
   // Runs with the checking policy; the first clobber found, if any.
   std::optional<Clobber> run_checked(const OpObserver& after_op = {});
 
+  // A tensor's bytes in dense order (gathered when it is a strided view).
+  std::vector<uint8_t> tensor_contents(int32_t tensor) const;
+  // A tensor's storage; a strided view has none of its own (use tensor_contents).
   std::span<const uint8_t> tensor_bytes(int32_t tensor) const;
   OpContext context(int32_t op) const;
+  // The op's prepared kernel (prepared on first use; fails naming the op).
+  const PreparedKernel& prepared(int32_t op) const;
   const TensorPlacement& placement() const { return placement_; }
+  const Schedule& schedule() const { return schedule_; }
 
  private:
   uint8_t* tensor_data(int32_t tensor) const;
+  const TensorView* view_of(int32_t tensor) const;
   void reset_variables();
+  template <class Memory>
+  void eval_step(const ScheduleStep& step, Memory& memory) const;
 
   const Graph& graph_;
   const Subgraph& subgraph_;
   TensorPlacement placement_;
+  Schedule schedule_;
+  std::vector<int32_t> view_index_;          // per tensor: index into schedule_.views, -1 for none
+  std::vector<char> last_step_of_op_;        // per step: no later step runs the same op
   mutable std::vector<uint8_t> arena_;       // the planned tensors
   mutable std::vector<uint8_t> persistent_;  // variable tensors
   std::vector<int64_t> persistent_offsets_;
-  std::vector<char> descending_;  // per op: walks its output descending
+  mutable std::vector<PreparedKernel> prepared_;  // per op, filled on first use
 };
 
 // Runs `op` with the address-only policy: the algorithmic safe overlap of

@@ -1,0 +1,60 @@
+// The execution schedule: the one description of an inference that the
+// interpreter, the memory-problem builder, the safe-overlap engines, the plan
+// validator and the code generator all follow. Nothing else decides
+// execution order.
+//
+// A step runs one op of one subgraph on a region of its output (all of it
+// by default), walking ascending or descending. A view stores a tensor
+// inside another one (a producer writing straight into its slice of a
+// concatenation): element i of the tensor's dense row-major order lives at
+// element `offset + sum(coords(i)[d] * strides[d])` of its base tensor.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "dmo/model/graph.h"
+#include "dmo/ops/output_region.h"
+
+namespace dmo {
+
+struct ScheduleStep {
+  int32_t subgraph = 0;
+  int32_t op = 0;
+  bool descending = false;  // walk the output from its last element to its first
+  OutputRegion region;      // the part of output 0 this step computes
+};
+
+struct TensorView {
+  int32_t tensor = 0;
+  int32_t base = 0;
+  int64_t offset = 0;            // elements into the base tensor
+  std::vector<int64_t> strides;  // elements, one per dimension of `tensor`
+};
+
+struct Schedule {
+  std::vector<ScheduleStep> steps;
+  std::vector<TensorView> views;
+};
+
+// One whole-output, ascending step per op of subgraph 0, in file order.
+Schedule default_schedule(const Graph& graph);
+
+// The same with the ops in `descending_ops` walking descending.
+Schedule default_schedule(const Graph& graph, const std::vector<int32_t>& descending_ops);
+
+// The ops of subgraph 0 some step of which walks descending, sorted.
+std::vector<int32_t> descending_ops(const Schedule& schedule);
+
+// Throws dmo::Error naming the step or view when the schedule does not fit
+// the graph: subgraph or op out of range, a region outside the output or on
+// an output that is not NHWC, a view whose elements fall outside its base
+// or whose types differ, a tensor viewed twice or into itself.
+void check_schedule(const Graph& graph, const Schedule& schedule);
+
+// The views that make the producers of a CONCATENATION's inputs write
+// straight into their slice of its output (one view per input).
+std::vector<TensorView> concatenation_views(const Subgraph& subgraph, int32_t concat_op);
+
+}  // namespace dmo

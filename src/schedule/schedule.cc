@@ -1,0 +1,136 @@
+#include "dmo/schedule/schedule.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <variant>
+
+#include "dmo/error.h"
+
+namespace dmo {
+
+Schedule default_schedule(const Graph& graph) { return default_schedule(graph, {}); }
+
+Schedule default_schedule(const Graph& graph, const std::vector<int32_t>& descending) {
+  Schedule schedule;
+  const auto ops = static_cast<int32_t>(graph.main().ops.size());
+  schedule.steps.reserve(static_cast<size_t>(ops));
+  for (int32_t op = 0; op < ops; ++op) {
+    ScheduleStep step;
+    step.op = op;
+    step.descending = std::find(descending.begin(), descending.end(), op) != descending.end();
+    schedule.steps.push_back(step);
+  }
+  return schedule;
+}
+
+std::vector<int32_t> descending_ops(const Schedule& schedule) {
+  std::vector<int32_t> ops;
+  for (const ScheduleStep& step : schedule.steps) {
+    if (step.descending && step.subgraph == 0) ops.push_back(step.op);
+  }
+  std::sort(ops.begin(), ops.end());
+  ops.erase(std::unique(ops.begin(), ops.end()), ops.end());
+  return ops;
+}
+
+namespace {
+
+// The lowest and highest base element a view touches.
+std::pair<int64_t, int64_t> view_extent(const TensorView& view, const Tensor& tensor) {
+  int64_t low = view.offset, high = view.offset;
+  for (size_t d = 0; d < tensor.shape.size(); ++d) {
+    const int64_t span = int64_t{tensor.shape[d] - 1} * view.strides[d];
+    (span < 0 ? low : high) += span;
+  }
+  return {low, high};
+}
+
+}  // namespace
+
+void check_schedule(const Graph& graph, const Schedule& schedule) {
+  for (size_t i = 0; i < schedule.steps.size(); ++i) {
+    const ScheduleStep& step = schedule.steps[i];
+    auto fail = [&](const std::string& what) {
+      throw Error(fmt::format("{}: schedule step {} (op {}): {}", graph.source, i, step.op, what));
+    };
+    if (step.subgraph != 0) fail(fmt::format("subgraph {}: only subgraph 0 runs", step.subgraph));
+    const Subgraph& sg = graph.main();
+    if (step.op < 0 || static_cast<size_t>(step.op) >= sg.ops.size()) {
+      fail(fmt::format("subgraph 0 has {} ops", sg.ops.size()));
+    }
+    if (step.region.is_whole()) continue;
+    const Op& op = sg.ops[static_cast<size_t>(step.op)];
+    if (op.outputs.empty() || op.outputs[0] == kNoTensor) fail("a region of an op without output");
+    const Tensor& out = sg.tensors[static_cast<size_t>(op.outputs[0])];
+    if (out.shape.size() != 4) fail(fmt::format("a region of a {}-D output; regions are rows and columns of NHWC",
+                                                out.shape.size()));
+    const OutputRegion& r = step.region;
+    if (r.row_begin < 0 || r.row_begin >= r.row_end || r.col_begin < 0 || r.col_begin >= r.col_end ||
+        (r.row_end != OutputRegion::kToEnd && r.row_end > out.shape[1]) ||
+        (r.col_end != OutputRegion::kToEnd && r.col_end > out.shape[2])) {
+      fail(fmt::format("region rows [{}, {}) columns [{}, {}) is empty or outside the {} output", r.row_begin,
+                       r.row_end, r.col_begin, r.col_end, shape_to_string(out.shape)));
+    }
+  }
+  const Subgraph& sg = graph.main();
+  std::vector<char> viewed(sg.tensors.size(), 0);
+  for (size_t i = 0; i < schedule.views.size(); ++i) {
+    const TensorView& v = schedule.views[i];
+    auto fail = [&](const std::string& what) {
+      throw Error(fmt::format("{}: schedule view {} (tensor {} in tensor {}): {}", graph.source, i, v.tensor, v.base,
+                              what));
+    };
+    auto in_range = [&](int32_t t) { return t >= 0 && static_cast<size_t>(t) < sg.tensors.size(); };
+    if (!in_range(v.tensor) || !in_range(v.base)) fail(fmt::format("subgraph 0 has {} tensors", sg.tensors.size()));
+    if (v.tensor == v.base) fail("a tensor cannot be a view into itself");
+    if (viewed[static_cast<size_t>(v.tensor)]++) fail("the tensor already has a view");
+    const Tensor& t = sg.tensors[static_cast<size_t>(v.tensor)];
+    const Tensor& base = sg.tensors[static_cast<size_t>(v.base)];
+    if (t.type != base.type) fail("the tensor and its base have different element types");
+    if (t.is_constant || base.is_constant || t.is_variable || base.is_variable) {
+      fail("views are for activation tensors only");
+    }
+    if (v.strides.size() != t.shape.size()) {
+      fail(fmt::format("{} strides for a {}-D tensor", v.strides.size(), t.shape.size()));
+    }
+    if (t.element_count == 0) continue;
+    auto [low, high] = view_extent(v, t);
+    if (low < 0 || high >= base.element_count) {
+      fail(fmt::format("its elements span [{}, {}] of a base of {} elements", low, high, base.element_count));
+    }
+  }
+  for (const TensorView& v : schedule.views) {
+    if (viewed[static_cast<size_t>(v.base)]) {
+      throw Error(fmt::format("{}: tensor {} is a view into tensor {}, which is itself a view", graph.source, v.tensor,
+                              v.base));
+    }
+  }
+}
+
+std::vector<TensorView> concatenation_views(const Subgraph& subgraph, int32_t concat_op) {
+  const Op& op = subgraph.ops.at(static_cast<size_t>(concat_op));
+  const auto* params = std::get_if<ConcatenationParams>(&op.params);
+  if (!op.is(OpKind::kConcatenation) || params == nullptr || op.outputs.size() != 1) {
+    throw Error(fmt::format("op {} ({}) is not a CONCATENATION", concat_op, op.name()));
+  }
+  const int32_t output = op.outputs[0];
+  const Shape& shape = subgraph.tensors[static_cast<size_t>(output)].shape;
+  const auto rank = static_cast<int32_t>(shape.size());
+  const int32_t axis = params->axis < 0 ? params->axis + rank : params->axis;
+  if (axis < 0 || axis >= rank) throw Error(fmt::format("op {} (CONCATENATION): axis {} of a {}-D output", concat_op,
+                                                        params->axis, rank));
+  // Row-major strides of the output; each input keeps them and starts at
+  // its position along the axis.
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (int32_t d = rank - 1; d > 0; --d) strides[static_cast<size_t>(d - 1)] = strides[static_cast<size_t>(d)] * shape[static_cast<size_t>(d)];
+  std::vector<TensorView> views;
+  int64_t position = 0;
+  for (int32_t input : op.inputs) {
+    views.push_back({input, output, position * strides[static_cast<size_t>(axis)], strides});
+    position += subgraph.tensors[static_cast<size_t>(input)].shape.at(static_cast<size_t>(axis));
+  }
+  return views;
+}
+
+}  // namespace dmo
