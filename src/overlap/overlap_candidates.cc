@@ -3,27 +3,31 @@
 #include <algorithm>
 
 #include "dmo/model/lifetime.h"
+#include "dmo/schedule/schedule_lifetimes.h"
 
 namespace dmo {
+namespace {
 
-std::vector<OverlapCandidate> overlap_candidates(const Subgraph& subgraph, bool preserve_graph_inputs) {
-  std::vector<Lifetime> lifetimes = compute_lifetimes(subgraph);
+// `last_time[op]`: when the op last runs (-1: never), in the time of `lifetimes`.
+std::vector<OverlapCandidate> candidates(const Subgraph& subgraph, const std::vector<Lifetime>& lifetimes,
+                                         const std::vector<int32_t>& last_time, bool preserve_graph_inputs) {
   std::vector<OverlapCandidate> result;
   for (int32_t i = 0; i < static_cast<int32_t>(subgraph.ops.size()); ++i) {
     const Op& op = subgraph.ops[static_cast<size_t>(i)];
     OverlapCandidate c;
     c.op = i;
-    if (!op.outputs.empty()) {
+    const int32_t time = last_time[static_cast<size_t>(i)];
+    if (!op.outputs.empty() && time >= 0) {
       c.output = op.outputs[0];
       c.output_bytes = subgraph.tensors[static_cast<size_t>(c.output)].byte_size;
     }
     for (int32_t t : op.inputs) {
-      if (t == kNoTensor || t == c.output) continue;
+      if (t == kNoTensor || t == c.output || time < 0) continue;
       const Tensor& tensor = subgraph.tensors[static_cast<size_t>(t)];
       if (!tflm_plans_tensor(tensor)) continue;
       bool is_graph_input = std::find(subgraph.inputs.begin(), subgraph.inputs.end(), t) != subgraph.inputs.end();
       bool is_graph_output = std::find(subgraph.outputs.begin(), subgraph.outputs.end(), t) != subgraph.outputs.end();
-      bool dies = lifetimes[static_cast<size_t>(t)].last == i && !is_graph_output &&
+      bool dies = lifetimes[static_cast<size_t>(t)].last == time && !is_graph_output &&
                   !(preserve_graph_inputs && is_graph_input);
       bool better = c.input == kNoTensor || (dies && !c.input_dies) ||
                     (dies == c.input_dies && tensor.byte_size > c.input_bytes);
@@ -37,6 +41,23 @@ std::vector<OverlapCandidate> overlap_candidates(const Subgraph& subgraph, bool 
     result.push_back(c);
   }
   return result;
+}
+
+}  // namespace
+
+std::vector<OverlapCandidate> overlap_candidates(const Graph& graph, const Schedule& schedule,
+                                                 bool preserve_graph_inputs) {
+  std::vector<int32_t> last_step(graph.main().ops.size(), -1);
+  for (size_t i = 0; i < schedule.steps.size(); ++i) {
+    last_step[static_cast<size_t>(schedule.steps[i].op)] = static_cast<int32_t>(i);
+  }
+  return candidates(graph.main(), schedule_lifetimes(graph, schedule), last_step, preserve_graph_inputs);
+}
+
+std::vector<OverlapCandidate> overlap_candidates(const Subgraph& subgraph, bool preserve_graph_inputs) {
+  std::vector<int32_t> op_time(subgraph.ops.size());
+  for (size_t i = 0; i < op_time.size(); ++i) op_time[i] = static_cast<int32_t>(i);
+  return candidates(subgraph, compute_lifetimes(subgraph), op_time, preserve_graph_inputs);
 }
 
 }  // namespace dmo

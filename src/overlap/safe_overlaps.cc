@@ -16,8 +16,13 @@ const char* overlap_method_name(OverlapMethod method) {
 }
 
 std::vector<OpOverlap> compute_safe_overlaps(const Graph& graph, const SafeOverlapOptions& options) {
+  return compute_safe_overlaps(graph, default_schedule(graph), options);
+}
+
+std::vector<OpOverlap> compute_safe_overlaps(const Graph& graph, const Schedule& schedule,
+                                             const SafeOverlapOptions& options) {
   const Subgraph& sg = graph.main();
-  std::vector<OverlapCandidate> pairs = overlap_candidates(sg, options.preserve_graph_inputs);
+  std::vector<OverlapCandidate> pairs = overlap_candidates(graph, schedule, options.preserve_graph_inputs);
   std::vector<OpOverlap> result(pairs.size());
   // Only dmo's own kernels walk descending, so an op may only when dmo can
   // run it: its kind walks descending and its data input, weights and

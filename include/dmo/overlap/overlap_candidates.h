@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "dmo/model/graph.h"
+#include "dmo/schedule/schedule.h"
 
 namespace dmo {
 
@@ -20,8 +21,14 @@ struct OverlapCandidate {
   bool input_dies = false;  // the pair may be overlapped
 };
 
-// One candidate per op: its first output and its largest activation input,
-// preferring inputs that die there.
+// One candidate per op of subgraph 0 (indexed by op): its first output and
+// its largest activation input, preferring inputs that die there, i.e. whose
+// lifetime under `schedule` ends at the op's last step. An op the schedule
+// does not run gets a candidate without input.
+std::vector<OverlapCandidate> overlap_candidates(const Graph& graph, const Schedule& schedule,
+                                                 bool preserve_graph_inputs);
+
+// The same for the ops of `subgraph` in file order (the default schedule).
 std::vector<OverlapCandidate> overlap_candidates(const Subgraph& subgraph, bool preserve_graph_inputs);
 
 }  // namespace dmo

@@ -42,8 +42,12 @@ struct SafeOverlapOptions {
   bool allow_descending = true;
 };
 
+// Per op of subgraph 0, for the pairs of overlap_candidates under `schedule`.
 // Analytic: the closed form where there is one, else the algorithmic value.
 // Algorithmic: the kernel's exact value, else the closed form. Neither: 0.
+std::vector<OpOverlap> compute_safe_overlaps(const Graph& graph, const Schedule& schedule,
+                                             const SafeOverlapOptions& options);
+// The same under the default schedule.
 std::vector<OpOverlap> compute_safe_overlaps(const Graph& graph, const SafeOverlapOptions& options);
 
 // Adds one overlap pair per op with used_bytes > 0 to a problem built from
