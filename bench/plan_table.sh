@@ -9,7 +9,8 @@ models=${1:-../shared/models}
 echo "| model | naive | tflm_greedy | lower_bound | dmo, no overlap | bound with overlap | dmo | ops walking descending | dmo, ascending only (TFLM) | saving vs TFLM |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for m in "$models"/*.tflite mobilenet_v1_0.25_128_int8 mobilenet_v2_1.0_224_float32; do
-  "$dmo" plan --json "$m" 2>/dev/null | python3 -c '
+  # A model dmo cannot plan stops the script with dmo's own message.
+  "$dmo" plan --json "$m" | python3 -c '
 import json, sys, os
 j = json.load(sys.stdin)
 name = os.path.basename(j["model"]).removesuffix(".tflite")

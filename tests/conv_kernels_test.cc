@@ -605,7 +605,7 @@ TEST(ConvGolden, EveryConvLikeOpMatchesTflmOnItsRecordedInputs) {
       ++checked;
     }
   }
-  // 24 models x 2 seeds hold well over a hundred such ops.
+  // The golden models hold well over a hundred such ops per seed pair.
   RecordProperty("checked_ops", checked);
   EXPECT_GT(checked, 100);
 }

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iterator>
 #include <ostream>
+#include <regex>
 #include <sstream>
 
 namespace dmo::test {
@@ -30,9 +31,15 @@ std::vector<std::string> tflite_files_in(const std::string& directory) {
   return files;
 }
 
-bool is_valid_model_filed_as_negative(const std::string& path) {
-  std::string stem = file_stem(path);
-  return stem == "litert_empty_model" || stem == "litert_topo_sort_fork_violation";
+std::optional<MissingKernel> missing_kernel(const std::string& error_message) {
+  static const std::regex refusal(R"(op (\d+) \((.+)\): dmo has no kernel for this op \(builtin code \d+\))");
+  std::smatch match;
+  if (!std::regex_match(error_message, match, refusal)) return std::nullopt;
+  return MissingKernel{std::stoi(match[1].str()), match[2].str()};
+}
+
+std::string describe_skip(const std::string& model, const MissingKernel& missing) {
+  return model + ": dmo has no kernel for op " + std::to_string(missing.op) + " (" + missing.kind + ")";
 }
 
 std::vector<uint8_t> read_file(const std::string& path) {
@@ -59,7 +66,12 @@ std::vector<GoldenCase> golden_cases() {
     std::getline(fields, model, '\t');
     std::getline(fields, seed, '\t');
     std::getline(fields, status, '\t');
-    if (status == "ok") cases.push_back({model, std::stoi(seed)});
+    if (status != "ok") continue;
+    GoldenCase c;
+    c.model = model;
+    c.seed = std::stoi(seed);
+    c.has_bin = std::filesystem::is_regular_file(c.stem(*dir) + ".bin");
+    cases.push_back(c);
   }
   return cases;
 }

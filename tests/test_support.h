@@ -24,10 +24,19 @@ std::optional<std::string> shared_dir();
 
 std::vector<std::string> tflite_files_in(const std::string& directory);
 
-// Files in models/negative that are valid TFLite models and so import:
-// LiteRT loads both (an empty model, and the input of a graph-partitioning
-// test whose ops are in a valid execution order).
-bool is_valid_model_filed_as_negative(const std::string& path);
+// The op named by the runtime's refusal "op N (KIND): dmo has no kernel for
+// this op (builtin code C)": the one failure a sweep over real models may
+// skip, since the model is fine and only dmo lacks the kernel.
+struct MissingKernel {
+  int32_t op = 0;
+  std::string kind;
+};
+
+// nullopt for any other message, so every other error still fails the test.
+std::optional<MissingKernel> missing_kernel(const std::string& error_message);
+
+// "<model>: dmo has no kernel for op N (KIND)", the line a skip prints.
+std::string describe_skip(const std::string& model, const MissingKernel& missing);
 
 std::string file_stem(const std::string& path);
 
@@ -38,6 +47,7 @@ std::vector<uint8_t> read_file(const std::string& path);
 struct GoldenCase {
   std::string model;
   int seed = 0;
+  bool has_bin = false;  // the .bin file with the recorded bytes is kept
   // Prefix of its files under `shared`: <shared>/golden/<model>.s<seed>
   // (then .in, .tsv and, when kept, .bin).
   std::string stem(const std::string& shared) const;
