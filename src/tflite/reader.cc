@@ -280,29 +280,29 @@ class Importer {
   void check_options_type(const Op& op, fb::BuiltinOptions type, const std::string& who) const {
     if (op.is(OpKind::kCustom) || type == fb::BuiltinOptions_NONE) return;
     std::vector<int32_t> owners;
-    switch (type) {
-      case fb::BuiltinOptions_Conv2DOptions: owners = {3}; break;
-      case fb::BuiltinOptions_DepthwiseConv2DOptions: owners = {4}; break;
-      case fb::BuiltinOptions_Pool2DOptions: owners = {1, 12, 17}; break;
-      case fb::BuiltinOptions_SVDFOptions: owners = {27}; break;
-      case fb::BuiltinOptions_FullyConnectedOptions: owners = {9}; break;
-      case fb::BuiltinOptions_SoftmaxOptions: owners = {25}; break;
-      case fb::BuiltinOptions_ConcatenationOptions: owners = {2}; break;
-      case fb::BuiltinOptions_AddOptions: owners = {0}; break;
-      case fb::BuiltinOptions_ReshapeOptions: owners = {22}; break;
-      case fb::BuiltinOptions_MulOptions: owners = {18}; break;
-      case fb::BuiltinOptions_PadOptions: owners = {34, 60}; break;
-      case fb::BuiltinOptions_GatherOptions: owners = {36}; break;
-      case fb::BuiltinOptions_ReducerOptions: owners = {40, 74, 81, 82, 89, 91, 147}; break;
-      case fb::BuiltinOptions_SubOptions: owners = {41}; break;
-      case fb::BuiltinOptions_SqueezeOptions: owners = {43}; break;
-      case fb::BuiltinOptions_StridedSliceOptions: owners = {45}; break;
-      case fb::BuiltinOptions_SplitOptions: owners = {49}; break;
-      default: return;  // a type this schema subset does not name
-    }
+    std::apply(
+        [&](const auto&... entry) {
+          ((entry.union_tag == type ? owners.push_back(static_cast<int32_t>(entry.kind)) : void()), ...);
+        },
+        kOpOptions);
+    for (int32_t code : owners_without_decoding(type)) owners.push_back(code);
+    if (owners.empty()) return;  // a type this schema subset does not name
     if (std::find(owners.begin(), owners.end(), op.builtin_code) == owners.end()) {
       fail(fmt::format("{} carries {}, which belong to {}", who, fb::EnumNameBuiltinOptions(type),
                        builtin_op_name(owners.front())));
+    }
+  }
+
+  // Ops that own an options table of the schema subset though dmo does not
+  // decode it for them.
+  static std::vector<int32_t> owners_without_decoding(fb::BuiltinOptions type) {
+    switch (type) {
+      case fb::BuiltinOptions_Pool2DOptions: return {12};  // L2_POOL_2D
+      case fb::BuiltinOptions_PadOptions:
+        return {static_cast<int32_t>(OpKind::kPad), static_cast<int32_t>(OpKind::kPadV2)};
+      case fb::BuiltinOptions_ReducerOptions:
+        return {74, 81, 82, 89, 91, 147};  // SUM, REDUCE_PROD, REDUCE_MAX, REDUCE_MIN, REDUCE_ANY, REDUCE_ALL
+      default: return {};
     }
   }
 
