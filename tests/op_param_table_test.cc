@@ -20,11 +20,13 @@
 #include "dmo/trace/graph_bundle.h"
 #include "dmo/zoo/graph_builder.h"
 #include "graph_equality.h"
+#include "test_support.h"
 #include "tflite_test_model.h"
 
 namespace dmo {
 namespace {
 
+using test::error_of;
 using test::graph_difference;
 
 struct SchemaField {
@@ -131,8 +133,11 @@ TEST(OpParamTable, MatchesTheSchema) {
 
 TEST(OpParamTable, EveryParamsStructHasAnOpKind) {
   std::vector<size_t> described;
-  std::apply([&](const auto&... entry) { (described.push_back(OpParams(typename std::decay_t<decltype(entry)>::Params{}).index()), ...); },
-             kOpOptions);
+  std::apply(
+      [&](const auto&... entry) {
+        (described.push_back(OpParams(typename std::decay_t<decltype(entry)>::Params{}).index()), ...);
+      },
+      kOpOptions);
   for (size_t alternative = 1; alternative < std::variant_size_v<OpParams>; ++alternative) {
     EXPECT_NE(std::find(described.begin(), described.end(), alternative), described.end())
         << "OpParams alternative " << alternative << " is not in kOpOptions";
@@ -172,15 +177,6 @@ Graph one_op_graph(OpKind kind, OpParams params) {
   builder.set_inputs({x});
   builder.set_outputs({y});
   return builder.finish();
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
 }
 
 TEST(OpParamTable, EveryOpKindRoundTripsThroughFileAndBundle) {

@@ -76,51 +76,58 @@ constexpr uint16_t vtable_offset(uint16_t id) { return static_cast<uint16_t>(4 +
 template <class P>
 inline constexpr std::tuple<> kParamFields{};
 
-template <>
-inline constexpr auto kParamFields<Conv2DParams> = std::tuple{
-    ScalarField<Conv2DParams, Padding>{"padding", 0, &Conv2DParams::padding, Padding::kSame},
-    ScalarField<Conv2DParams, int32_t>{"stride_w", 1, &Conv2DParams::stride_w, 0, FieldRule::kAtLeastOne},
-    ScalarField<Conv2DParams, int32_t>{"stride_h", 2, &Conv2DParams::stride_h, 0, FieldRule::kAtLeastOne},
-    ScalarField<Conv2DParams, Activation>{"fused_activation_function", 3, &Conv2DParams::activation,
-                                          Activation::kNone},
-    ScalarField<Conv2DParams, int32_t>{"dilation_w_factor", 4, &Conv2DParams::dilation_w, 1,
-                                       FieldRule::kAtLeastOne},
-    ScalarField<Conv2DParams, int32_t>{"dilation_h_factor", 5, &Conv2DParams::dilation_h, 1,
-                                       FieldRule::kAtLeastOne},
-};
+// Most options tables hold a fused activation, under the same name.
+template <class P>
+constexpr ScalarField<P, Activation> activation_at(uint16_t id) {
+  return {"fused_activation_function", id, &P::activation, Activation::kNone};
+}
+
+// Conv2DOptions, DepthwiseConv2DOptions and Pool2DOptions start alike.
+template <class P>
+constexpr auto padding_and_strides() {
+  return std::tuple{
+      ScalarField<P, Padding>{"padding", 0, &P::padding, Padding::kSame},
+      ScalarField<P, int32_t>{"stride_w", 1, &P::stride_w, 0, FieldRule::kAtLeastOne},
+      ScalarField<P, int32_t>{"stride_h", 2, &P::stride_h, 0, FieldRule::kAtLeastOne},
+  };
+}
+
+// The dilations follow the activation at `id` and `id + 1`.
+template <class P>
+constexpr auto activation_and_dilations(uint16_t id) {
+  return std::tuple{
+      activation_at<P>(id),
+      ScalarField<P, int32_t>{"dilation_w_factor", static_cast<uint16_t>(id + 1), &P::dilation_w, 1,
+                              FieldRule::kAtLeastOne},
+      ScalarField<P, int32_t>{"dilation_h_factor", static_cast<uint16_t>(id + 2), &P::dilation_h, 1,
+                              FieldRule::kAtLeastOne},
+  };
+}
 
 template <>
-inline constexpr auto kParamFields<DepthwiseConv2DParams> = std::tuple{
-    ScalarField<DepthwiseConv2DParams, Padding>{"padding", 0, &DepthwiseConv2DParams::padding, Padding::kSame},
-    ScalarField<DepthwiseConv2DParams, int32_t>{"stride_w", 1, &DepthwiseConv2DParams::stride_w, 0,
-                                                FieldRule::kAtLeastOne},
-    ScalarField<DepthwiseConv2DParams, int32_t>{"stride_h", 2, &DepthwiseConv2DParams::stride_h, 0,
-                                                FieldRule::kAtLeastOne},
-    ScalarField<DepthwiseConv2DParams, int32_t>{"depth_multiplier", 3, &DepthwiseConv2DParams::depth_multiplier, 0,
-                                                FieldRule::kNegativeAsZero},
-    ScalarField<DepthwiseConv2DParams, Activation>{"fused_activation_function", 4,
-                                                   &DepthwiseConv2DParams::activation, Activation::kNone},
-    ScalarField<DepthwiseConv2DParams, int32_t>{"dilation_w_factor", 5, &DepthwiseConv2DParams::dilation_w, 1,
-                                                FieldRule::kAtLeastOne},
-    ScalarField<DepthwiseConv2DParams, int32_t>{"dilation_h_factor", 6, &DepthwiseConv2DParams::dilation_h, 1,
-                                                FieldRule::kAtLeastOne},
-};
+inline constexpr auto kParamFields<Conv2DParams> =
+    std::tuple_cat(padding_and_strides<Conv2DParams>(), activation_and_dilations<Conv2DParams>(3));
 
 template <>
-inline constexpr auto kParamFields<Pool2DParams> = std::tuple{
-    ScalarField<Pool2DParams, Padding>{"padding", 0, &Pool2DParams::padding, Padding::kSame},
-    ScalarField<Pool2DParams, int32_t>{"stride_w", 1, &Pool2DParams::stride_w, 0, FieldRule::kAtLeastOne},
-    ScalarField<Pool2DParams, int32_t>{"stride_h", 2, &Pool2DParams::stride_h, 0, FieldRule::kAtLeastOne},
-    ScalarField<Pool2DParams, int32_t>{"filter_width", 3, &Pool2DParams::filter_w, 0, FieldRule::kAtLeastOne},
-    ScalarField<Pool2DParams, int32_t>{"filter_height", 4, &Pool2DParams::filter_h, 0, FieldRule::kAtLeastOne},
-    ScalarField<Pool2DParams, Activation>{"fused_activation_function", 5, &Pool2DParams::activation,
-                                          Activation::kNone},
-};
+inline constexpr auto kParamFields<DepthwiseConv2DParams> = std::tuple_cat(
+    padding_and_strides<DepthwiseConv2DParams>(),
+    std::tuple{ScalarField<DepthwiseConv2DParams, int32_t>{"depth_multiplier", 3,
+                                                           &DepthwiseConv2DParams::depth_multiplier, 0,
+                                                           FieldRule::kNegativeAsZero}},
+    activation_and_dilations<DepthwiseConv2DParams>(4));
+
+template <>
+inline constexpr auto kParamFields<Pool2DParams> = std::tuple_cat(
+    padding_and_strides<Pool2DParams>(),
+    std::tuple{
+        ScalarField<Pool2DParams, int32_t>{"filter_width", 3, &Pool2DParams::filter_w, 0, FieldRule::kAtLeastOne},
+        ScalarField<Pool2DParams, int32_t>{"filter_height", 4, &Pool2DParams::filter_h, 0, FieldRule::kAtLeastOne},
+        activation_at<Pool2DParams>(5),
+    });
 
 template <>
 inline constexpr auto kParamFields<FullyConnectedParams> = std::tuple{
-    ScalarField<FullyConnectedParams, Activation>{"fused_activation_function", 0, &FullyConnectedParams::activation,
-                                                  Activation::kNone},
+    activation_at<FullyConnectedParams>(0),
     ScalarField<FullyConnectedParams, int8_t>{"weights_format", 1, &FullyConnectedParams::weights_format, 0},
     ScalarField<FullyConnectedParams, bool>{"keep_num_dims", 2, &FullyConnectedParams::keep_num_dims, false},
     ScalarField<FullyConnectedParams, bool>{"asymmetric_quantize_inputs", 3,
@@ -135,15 +142,13 @@ inline constexpr auto kParamFields<SoftmaxParams> = std::tuple{
 template <>
 inline constexpr auto kParamFields<ConcatenationParams> = std::tuple{
     ScalarField<ConcatenationParams, int32_t>{"axis", 0, &ConcatenationParams::axis, 0},
-    ScalarField<ConcatenationParams, Activation>{"fused_activation_function", 1, &ConcatenationParams::activation,
-                                                 Activation::kNone},
+    activation_at<ConcatenationParams>(1),
 };
 
 // AddOptions, SubOptions and MulOptions all start with the activation.
 template <>
 inline constexpr auto kParamFields<ElementwiseParams> = std::tuple{
-    ScalarField<ElementwiseParams, Activation>{"fused_activation_function", 0, &ElementwiseParams::activation,
-                                               Activation::kNone},
+    activation_at<ElementwiseParams>(0),
 };
 
 template <>
@@ -179,7 +184,7 @@ inline constexpr auto kParamFields<SplitParams> = std::tuple{
 template <>
 inline constexpr auto kParamFields<SvdfParams> = std::tuple{
     ScalarField<SvdfParams, int32_t>{"rank", 0, &SvdfParams::rank, 0, FieldRule::kAtLeastOne},
-    ScalarField<SvdfParams, Activation>{"fused_activation_function", 1, &SvdfParams::activation, Activation::kNone},
+    activation_at<SvdfParams>(1),
     ScalarField<SvdfParams, bool>{"asymmetric_quantize_inputs", 2, &SvdfParams::asymmetric_quantize_inputs, false},
 };
 
