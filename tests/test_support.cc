@@ -13,6 +13,8 @@
 #include <regex>
 #include <sstream>
 
+#include "dmo/error.h"
+
 namespace dmo::test {
 
 std::optional<std::string> shared_dir() {
@@ -93,6 +95,15 @@ std::vector<GoldenTensor> read_golden_tensors(const std::string& tsv_path) {
     offset += bytes;
   }
   return rows;
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
 }
 
 std::string fnv1a64_hex(std::span<const uint8_t> bytes) {

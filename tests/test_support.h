@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <iosfwd>
 #include <optional>
 #include <span>
@@ -71,6 +72,9 @@ struct GoldenTensor {
 };
 
 std::vector<GoldenTensor> read_golden_tensors(const std::string& tsv_path);
+
+// The message of the dmo::Error that f throws; "" when it throws none.
+std::string error_of(const std::function<void()>& f);
 
 // FNV-1a 64 of the bytes as 16 lowercase hex digits (the golden files' checksum).
 std::string fnv1a64_hex(std::span<const uint8_t> bytes);

@@ -34,14 +34,7 @@ using test::PlanFileFacts;
 constexpr uint16_t kUnknownTensorField = 20;
 constexpr uint32_t kUnknownFieldValue = 0xC0FFEE;
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::error_of;
 
 OfflinePlan plan_for(const Graph& graph, int32_t first_offset = 0) {
   OfflinePlan plan{0, static_cast<int32_t>(graph.subgraphs.size()), {}};

@@ -159,14 +159,7 @@ int64_t traced_overlap_descending(const Script& s) {
   return reader.layers().empty() ? -1 : reader.layers()[0].safe_overlap_descending;
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::error_of;
 
 TEST(TraceStream, ElementwiseInPlaceGivesTheWholeOutput) {
   Script s(64, 64);

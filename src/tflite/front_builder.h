@@ -62,9 +62,6 @@ class FrontBuilder {
   // result would exceed flatbuffers' 2 GB limit.
   std::vector<uint8_t> finish(Label root, std::string_view identifier, std::span<const uint8_t> blob);
 
-  // Bytes of the front so far (the blob starts at the next multiple of 16).
-  size_t size() const { return bytes_.size(); }
-
  private:
   struct Reference {
     size_t field_position;

@@ -3,10 +3,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <tuple>
+#include <type_traits>
+#include <utility>
 
 #include "dmo/error.h"
+#include "dmo/model/op_param_table.h"
 #include "dmo/tflite/offline_plan.h"
 #include "tflite_subset_generated.h"
 
@@ -29,6 +33,15 @@ struct Options {
   fb::BuiltinOptions type = fb::BuiltinOptions_NONE;
   Offset<void> table = 0;
 };
+
+// Calls f(field, index) for each field of P, last field first.
+template <class P, class F>
+void for_each_param_field_reversed(F&& f) {
+  constexpr size_t n = std::tuple_size_v<std::decay_t<decltype(kParamFields<P>)>>;
+  [&]<size_t... I>(std::index_sequence<I...>) {
+    (f(std::get<n - 1 - I>(kParamFields<P>), n - 1 - I), ...);
+  }(std::make_index_sequence<n>{});
+}
 
 class GraphWriter {
  public:
@@ -169,93 +182,54 @@ class GraphWriter {
     return *p;
   }
 
-  static fb::ActivationFunctionType activation(Activation a) { return static_cast<fb::ActivationFunctionType>(a); }
-  static fb::Padding padding(Padding p) { return static_cast<fb::Padding>(p); }
-
-  // The options table the reader decodes for each op kind.
+  // The options table the reader decodes for the op's kind.
   Options write_options(const Op& op, const std::string& who) {
-    switch (static_cast<OpKind>(op.builtin_code)) {
-      case OpKind::kConv2D: {
-        const auto& p = params_as<Conv2DParams>(op, who);
-        return {fb::BuiltinOptions_Conv2DOptions,
-                fb::CreateConv2DOptions(b_, padding(p.padding), p.stride_w, p.stride_h, activation(p.activation),
-                                        p.dilation_w, p.dilation_h)
-                    .Union()};
+    Options options;
+    bool described = visit_op_options(op.builtin_code, [&](const auto& entry) {
+      using P = typename std::decay_t<decltype(entry)>::Params;
+      options = write_table(params_as<P>(op, who), static_cast<fb::BuiltinOptions>(entry.union_tag));
+    });
+    if (!described) params_as<NoParams>(op, who);
+    return options;
+  }
+
+  // Laid out as flatc's generated code does (vectors first, then fields
+  // largest first, later ids first), so files match those it writes.
+  template <class P>
+  Options write_table(const P& p, fb::BuiltinOptions type) {
+    std::array<Offset<void>, std::tuple_size_v<std::decay_t<decltype(kParamFields<P>)>>> vectors{};
+    size_t at = 0;
+    bool only_absent_vectors = true;
+    for_each_param_field<P>([&](const auto& field) {
+      if constexpr (kIsVectorField<std::decay_t<decltype(field)>>) {
+        if (!field.given || p.*field.given) {
+          vectors[at] = b_.CreateVector(p.*field.member).Union();
+          only_absent_vectors = false;
+        }
+      } else {
+        only_absent_vectors = false;
       }
-      case OpKind::kDepthwiseConv2D: {
-        const auto& p = params_as<DepthwiseConv2DParams>(op, who);
-        return {fb::BuiltinOptions_DepthwiseConv2DOptions,
-                fb::CreateDepthwiseConv2DOptions(b_, padding(p.padding), p.stride_w, p.stride_h, p.depth_multiplier,
-                                                 activation(p.activation), p.dilation_w, p.dilation_h)
-                    .Union()};
-      }
-      case OpKind::kAveragePool2D:
-      case OpKind::kMaxPool2D: {
-        const auto& p = params_as<Pool2DParams>(op, who);
-        return {fb::BuiltinOptions_Pool2DOptions,
-                fb::CreatePool2DOptions(b_, padding(p.padding), p.stride_w, p.stride_h, p.filter_w, p.filter_h,
-                                        activation(p.activation))
-                    .Union()};
-      }
-      case OpKind::kFullyConnected: {
-        const auto& p = params_as<FullyConnectedParams>(op, who);
-        return {fb::BuiltinOptions_FullyConnectedOptions,
-                fb::CreateFullyConnectedOptions(b_, activation(p.activation), p.weights_format, p.keep_num_dims,
-                                                p.asymmetric_quantize_inputs)
-                    .Union()};
-      }
-      case OpKind::kSoftmax:
-        return {fb::BuiltinOptions_SoftmaxOptions,
-                fb::CreateSoftmaxOptions(b_, params_as<SoftmaxParams>(op, who).beta).Union()};
-      case OpKind::kConcatenation: {
-        const auto& p = params_as<ConcatenationParams>(op, who);
-        return {fb::BuiltinOptions_ConcatenationOptions,
-                fb::CreateConcatenationOptions(b_, p.axis, activation(p.activation)).Union()};
-      }
-      case OpKind::kAdd:
-        return {fb::BuiltinOptions_AddOptions,
-                fb::CreateAddOptions(b_, activation(params_as<ElementwiseParams>(op, who).activation)).Union()};
-      case OpKind::kSub:
-        return {fb::BuiltinOptions_SubOptions,
-                fb::CreateSubOptions(b_, activation(params_as<ElementwiseParams>(op, who).activation)).Union()};
-      case OpKind::kMul:
-        return {fb::BuiltinOptions_MulOptions,
-                fb::CreateMulOptions(b_, activation(params_as<ElementwiseParams>(op, who).activation)).Union()};
-      case OpKind::kReshape: {
-        const auto& p = params_as<ReshapeParams>(op, who);
-        if (!p.has_new_shape) return {};  // the shape comes from input 1
-        return {fb::BuiltinOptions_ReshapeOptions,
-                fb::CreateReshapeOptions(b_, b_.CreateVector(p.new_shape)).Union()};
-      }
-      case OpKind::kSqueeze:
-        return {fb::BuiltinOptions_SqueezeOptions,
-                fb::CreateSqueezeOptions(b_, b_.CreateVector(params_as<SqueezeParams>(op, who).squeeze_dims)).Union()};
-      case OpKind::kMean:
-        return {fb::BuiltinOptions_ReducerOptions,
-                fb::CreateReducerOptions(b_, params_as<ReducerParams>(op, who).keep_dims).Union()};
-      case OpKind::kStridedSlice: {
-        const auto& p = params_as<StridedSliceParams>(op, who);
-        return {fb::BuiltinOptions_StridedSliceOptions,
-                fb::CreateStridedSliceOptions(b_, p.begin_mask, p.end_mask, p.ellipsis_mask, p.new_axis_mask,
-                                              p.shrink_axis_mask, p.offset)
-                    .Union()};
-      }
-      case OpKind::kSplit:
-        return {fb::BuiltinOptions_SplitOptions,
-                fb::CreateSplitOptions(b_, params_as<SplitParams>(op, who).num_splits).Union()};
-      case OpKind::kSvdf: {
-        const auto& p = params_as<SvdfParams>(op, who);
-        return {fb::BuiltinOptions_SVDFOptions,
-                fb::CreateSVDFOptions(b_, p.rank, activation(p.activation), p.asymmetric_quantize_inputs).Union()};
-      }
-      case OpKind::kGather: {
-        const auto& p = params_as<GatherParams>(op, who);
-        return {fb::BuiltinOptions_GatherOptions, fb::CreateGatherOptions(b_, p.axis, p.batch_dims).Union()};
-      }
-      default:
-        params_as<NoParams>(op, who);
-        return {};
+      ++at;
+    });
+    // A RESHAPE without new_shape takes its shape from input 1: no table.
+    if (only_absent_vectors) return {};
+    const auto start = b_.StartTable();
+    for (size_t size : {size_t{8}, size_t{4}, size_t{2}, size_t{1}}) {
+      for_each_param_field_reversed<P>([&](const auto& field, size_t index) {
+        if constexpr (kIsVectorField<std::decay_t<decltype(field)>>) {
+          if (size == sizeof(flatbuffers::uoffset_t) && !vectors[index].IsNull()) {
+            b_.AddOffset(vtable_offset(field.id), vectors[index]);
+          }
+        } else {
+          using Wire = WireScalar<std::decay_t<decltype(field.schema_default)>>;
+          if (size == sizeof(Wire)) {
+            b_.AddElement<Wire>(vtable_offset(field.id), static_cast<Wire>(p.*field.member),
+                                static_cast<Wire>(field.schema_default));
+          }
+        }
+      });
     }
+    return {type, Offset<void>(b_.EndTable(start))};
   }
 
   const Graph& graph_;

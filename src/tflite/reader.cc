@@ -5,10 +5,11 @@
 #include <algorithm>
 #include <cstring>
 #include <fstream>
-#include <limits>
+#include <type_traits>
 
 #include "dmo/error.h"
 #include "dmo/model/lifetime.h"
+#include "dmo/model/op_param_table.h"
 #include "dmo/tflite/offline_plan.h"
 #include "tflite_subset_generated.h"
 
@@ -223,188 +224,85 @@ class Importer {
     return op;
   }
 
-  static Activation activation(fb::ActivationFunctionType a) { return static_cast<Activation>(a); }
-
   OpParams import_params(uint32_t s, uint32_t i, Op& op, const fb::Operator* fop) const {
     std::string who = fmt::format("subgraph {} op {} ({})", s, i, op.name());
-    auto type = fop->builtin_options_type();
-    auto need = [&](auto* options, const char* name) {
-      if (!options) fail(fmt::format("{} lacks its {} (options type {})", who, name, static_cast<int>(type)));
-      return options;
-    };
-    auto positive = [&](int32_t value, const char* what) {
-      if (value < 1) fail(fmt::format("{} has {} = {}, must be at least 1", who, what, value));
-      return value;
-    };
-    auto check_activation = [&](fb::ActivationFunctionType a) {
-      if (static_cast<int>(a) < 0 || static_cast<int>(a) > 5) {
-        fail(fmt::format("{} has unknown fused activation {}", who, static_cast<int>(a)));
-      }
-      return activation(a);
-    };
+    const fb::BuiltinOptions type = fop->builtin_options_type();
     check_options_type(op, type, who);
-    switch (static_cast<OpKind>(op.builtin_code)) {
-      case OpKind::kConv2D: {
-        auto* o = need(fop->builtin_options_as_Conv2DOptions(), "Conv2DOptions");
-        Conv2DParams p;
-        p.padding = static_cast<Padding>(o->padding());
-        p.stride_w = positive(o->stride_w(), "stride_w");
-        p.stride_h = positive(o->stride_h(), "stride_h");
-        p.dilation_w = positive(o->dilation_w_factor(), "dilation_w");
-        p.dilation_h = positive(o->dilation_h_factor(), "dilation_h");
-        p.activation = check_activation(o->fused_activation_function());
-        return p;
+    OpParams params;
+    bool decoded = visit_op_options(op.builtin_code, [&](const auto& entry) {
+      using P = typename std::decay_t<decltype(entry)>::Params;
+      // Options of another type are as good as absent (check_options_type
+      // refused those that belong to another op).
+      const auto* table = type == entry.union_tag ? static_cast<const flatbuffers::Table*>(fop->builtin_options())
+                                                  : nullptr;
+      if (!table && entry.required) {
+        fail(fmt::format("{} lacks its {} (options type {})", who, entry.table_name, static_cast<int>(type)));
       }
-      case OpKind::kDepthwiseConv2D: {
-        auto* o = need(fop->builtin_options_as_DepthwiseConv2DOptions(), "DepthwiseConv2DOptions");
-        DepthwiseConv2DParams p;
-        p.padding = static_cast<Padding>(o->padding());
-        p.stride_w = positive(o->stride_w(), "stride_w");
-        p.stride_h = positive(o->stride_h(), "stride_h");
-        // Some converters write 0 and let the shapes imply the multiplier.
-        p.depth_multiplier = std::max(0, o->depth_multiplier());
-        p.dilation_w = positive(o->dilation_w_factor(), "dilation_w");
-        p.dilation_h = positive(o->dilation_h_factor(), "dilation_h");
-        p.activation = check_activation(o->fused_activation_function());
-        return p;
+      P p;  // without a table: dmo's defaults, not the schema's
+      if (table) for_each_param_field<P>([&](const auto& field) { import_field(*table, field, p, who); });
+      params = std::move(p);
+    });
+    if (!decoded) op.has_undecoded_options = type != fb::BuiltinOptions_NONE;
+    return params;
+  }
+
+  template <class P, class M>
+  void import_field(const flatbuffers::Table& table, const ScalarField<P, M>& field, P& p,
+                    const std::string& who) const {
+    using Wire = WireScalar<M>;
+    const Wire value = table.GetField<Wire>(vtable_offset(field.id), static_cast<Wire>(field.schema_default));
+    if constexpr (std::is_enum_v<M>) {
+      if (value < 0 || value > OptionEnum<M>::kMax) {
+        fail(fmt::format("{} has unknown {} {}", who, OptionEnum<M>::kWhat, static_cast<int>(value)));
       }
-      case OpKind::kAveragePool2D:
-      case OpKind::kMaxPool2D: {
-        auto* o = need(fop->builtin_options_as_Pool2DOptions(), "Pool2DOptions");
-        Pool2DParams p;
-        p.padding = static_cast<Padding>(o->padding());
-        p.stride_w = positive(o->stride_w(), "stride_w");
-        p.stride_h = positive(o->stride_h(), "stride_h");
-        p.filter_w = positive(o->filter_width(), "filter_width");
-        p.filter_h = positive(o->filter_height(), "filter_height");
-        p.activation = check_activation(o->fused_activation_function());
-        return p;
-      }
-      case OpKind::kFullyConnected: {
-        FullyConnectedParams p;
-        if (auto* o = fop->builtin_options_as_FullyConnectedOptions()) {
-          p.activation = check_activation(o->fused_activation_function());
-          p.weights_format = o->weights_format();
-          p.keep_num_dims = o->keep_num_dims();
-          p.asymmetric_quantize_inputs = o->asymmetric_quantize_inputs();
-        }
-        return p;
-      }
-      case OpKind::kSoftmax: {
-        SoftmaxParams p;
-        if (auto* o = fop->builtin_options_as_SoftmaxOptions()) p.beta = o->beta();
-        return p;
-      }
-      case OpKind::kConcatenation: {
-        ConcatenationParams p;
-        if (auto* o = fop->builtin_options_as_ConcatenationOptions()) {
-          p.axis = o->axis();
-          p.activation = check_activation(o->fused_activation_function());
-        }
-        return p;
-      }
-      case OpKind::kAdd: {
-        ElementwiseParams p;
-        if (auto* o = fop->builtin_options_as_AddOptions()) p.activation = check_activation(o->fused_activation_function());
-        return p;
-      }
-      case OpKind::kSub: {
-        ElementwiseParams p;
-        if (auto* o = fop->builtin_options_as_SubOptions()) p.activation = check_activation(o->fused_activation_function());
-        return p;
-      }
-      case OpKind::kMul: {
-        ElementwiseParams p;
-        if (auto* o = fop->builtin_options_as_MulOptions()) p.activation = check_activation(o->fused_activation_function());
-        return p;
-      }
-      case OpKind::kReshape: {
-        ReshapeParams p;
-        if (auto* o = fop->builtin_options_as_ReshapeOptions(); o && o->new_shape()) {
-          p.new_shape.assign(o->new_shape()->begin(), o->new_shape()->end());
-          p.has_new_shape = true;
-        }
-        return p;
-      }
-      case OpKind::kSqueeze: {
-        SqueezeParams p;
-        if (auto* o = fop->builtin_options_as_SqueezeOptions(); o && o->squeeze_dims()) {
-          p.squeeze_dims.assign(o->squeeze_dims()->begin(), o->squeeze_dims()->end());
-        }
-        return p;
-      }
-      case OpKind::kMean: {
-        ReducerParams p;
-        if (auto* o = fop->builtin_options_as_ReducerOptions()) p.keep_dims = o->keep_dims();
-        return p;
-      }
-      case OpKind::kStridedSlice: {
-        StridedSliceParams p;
-        if (auto* o = fop->builtin_options_as_StridedSliceOptions()) {
-          p.begin_mask = o->begin_mask();
-          p.end_mask = o->end_mask();
-          p.ellipsis_mask = o->ellipsis_mask();
-          p.new_axis_mask = o->new_axis_mask();
-          p.shrink_axis_mask = o->shrink_axis_mask();
-          p.offset = o->offset();
-        }
-        return p;
-      }
-      case OpKind::kSplit: {
-        auto* o = need(fop->builtin_options_as_SplitOptions(), "SplitOptions");
-        SplitParams p;
-        p.num_splits = positive(o->num_splits(), "num_splits");
-        return p;
-      }
-      case OpKind::kSvdf: {
-        auto* o = need(fop->builtin_options_as_SVDFOptions(), "SVDFOptions");
-        SvdfParams p;
-        p.rank = positive(o->rank(), "rank");
-        p.activation = check_activation(o->fused_activation_function());
-        p.asymmetric_quantize_inputs = o->asymmetric_quantize_inputs();
-        return p;
-      }
-      case OpKind::kGather: {
-        GatherParams p;
-        if (auto* o = fop->builtin_options_as_GatherOptions()) {
-          p.axis = o->axis();
-          p.batch_dims = o->batch_dims();
-        }
-        return p;
-      }
-      default:
-        op.has_undecoded_options = type != fb::BuiltinOptions_NONE;
-        return NoParams{};
     }
+    if constexpr (std::is_same_v<M, int32_t>) {
+      if (field.rule == FieldRule::kAtLeastOne && value < 1) {
+        fail(fmt::format("{} has {} = {}, must be at least 1", who, field.name, value));
+      }
+      if (field.rule == FieldRule::kNegativeAsZero && value < 0) {
+        p.*field.member = 0;
+        return;
+      }
+    }
+    p.*field.member = static_cast<M>(value);
+  }
+
+  template <class P>
+  void import_field(const flatbuffers::Table& table, const IntVectorField<P>& field, P& p, const std::string&) const {
+    const auto* values = table.GetPointer<const flatbuffers::Vector<int32_t>*>(vtable_offset(field.id));
+    if (!values) return;
+    (p.*field.member).assign(values->begin(), values->end());
+    if (field.given) p.*field.given = true;
   }
 
   // Options of a type dmo knows must belong to the op that carries them.
   void check_options_type(const Op& op, fb::BuiltinOptions type, const std::string& who) const {
     if (op.is(OpKind::kCustom) || type == fb::BuiltinOptions_NONE) return;
     std::vector<int32_t> owners;
-    switch (type) {
-      case fb::BuiltinOptions_Conv2DOptions: owners = {3}; break;
-      case fb::BuiltinOptions_DepthwiseConv2DOptions: owners = {4}; break;
-      case fb::BuiltinOptions_Pool2DOptions: owners = {1, 12, 17}; break;
-      case fb::BuiltinOptions_SVDFOptions: owners = {27}; break;
-      case fb::BuiltinOptions_FullyConnectedOptions: owners = {9}; break;
-      case fb::BuiltinOptions_SoftmaxOptions: owners = {25}; break;
-      case fb::BuiltinOptions_ConcatenationOptions: owners = {2}; break;
-      case fb::BuiltinOptions_AddOptions: owners = {0}; break;
-      case fb::BuiltinOptions_ReshapeOptions: owners = {22}; break;
-      case fb::BuiltinOptions_MulOptions: owners = {18}; break;
-      case fb::BuiltinOptions_PadOptions: owners = {34, 60}; break;
-      case fb::BuiltinOptions_GatherOptions: owners = {36}; break;
-      case fb::BuiltinOptions_ReducerOptions: owners = {40, 74, 81, 82, 89, 91, 147}; break;
-      case fb::BuiltinOptions_SubOptions: owners = {41}; break;
-      case fb::BuiltinOptions_SqueezeOptions: owners = {43}; break;
-      case fb::BuiltinOptions_StridedSliceOptions: owners = {45}; break;
-      case fb::BuiltinOptions_SplitOptions: owners = {49}; break;
-      default: return;  // a type this schema subset does not name
-    }
+    std::apply(
+        [&](const auto&... entry) {
+          ((entry.union_tag == type ? owners.push_back(static_cast<int32_t>(entry.kind)) : void()), ...);
+        },
+        kOpOptions);
+    for (int32_t code : owners_without_decoding(type)) owners.push_back(code);
+    if (owners.empty()) return;  // a type this schema subset does not name
     if (std::find(owners.begin(), owners.end(), op.builtin_code) == owners.end()) {
       fail(fmt::format("{} carries {}, which belong to {}", who, fb::EnumNameBuiltinOptions(type),
                        builtin_op_name(owners.front())));
+    }
+  }
+
+  // Ops that own an options table of the schema subset though dmo does not
+  // decode it for them.
+  static std::vector<int32_t> owners_without_decoding(fb::BuiltinOptions type) {
+    switch (type) {
+      case fb::BuiltinOptions_Pool2DOptions: return {12};  // L2_POOL_2D
+      case fb::BuiltinOptions_PadOptions:
+        return {static_cast<int32_t>(OpKind::kPad), static_cast<int32_t>(OpKind::kPadV2)};
+      case fb::BuiltinOptions_ReducerOptions:
+        return {74, 81, 82, 89, 91, 147};  // SUM, REDUCE_PROD, REDUCE_MAX, REDUCE_MIN, REDUCE_ANY, REDUCE_ALL
+      default: return {};
     }
   }
 

@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "dmo/error.h"
+#include "dmo/model/op_param_table.h"
 
 namespace dmo {
 
@@ -87,49 +88,23 @@ class Reader {
   size_t at_ = 0;
 };
 
-// One tag per OpParams alternative, in variant order; the fields of each.
+// The variant index as the tag, then the fields the op parameter table
+// names, in its order.
 void write_params(Writer& w, const OpParams& params) {
   w.scalar<uint32_t>(static_cast<uint32_t>(params.index()));
   std::visit(
       [&](const auto& p) {
         using P = std::decay_t<decltype(p)>;
-        if constexpr (std::is_same_v<P, NoParams>) {
-        } else if constexpr (std::is_same_v<P, Conv2DParams>) {
-          w.scalar(p.padding), w.scalar(p.stride_w), w.scalar(p.stride_h), w.scalar(p.dilation_w),
-              w.scalar(p.dilation_h), w.scalar(p.activation);
-        } else if constexpr (std::is_same_v<P, DepthwiseConv2DParams>) {
-          w.scalar(p.padding), w.scalar(p.stride_w), w.scalar(p.stride_h), w.scalar(p.depth_multiplier),
-              w.scalar(p.dilation_w), w.scalar(p.dilation_h), w.scalar(p.activation);
-        } else if constexpr (std::is_same_v<P, Pool2DParams>) {
-          w.scalar(p.padding), w.scalar(p.stride_w), w.scalar(p.stride_h), w.scalar(p.filter_w), w.scalar(p.filter_h),
-              w.scalar(p.activation);
-        } else if constexpr (std::is_same_v<P, FullyConnectedParams>) {
-          w.scalar(p.activation), w.scalar(p.weights_format), w.boolean(p.keep_num_dims),
-              w.boolean(p.asymmetric_quantize_inputs);
-        } else if constexpr (std::is_same_v<P, SoftmaxParams>) {
-          w.scalar(p.beta);
-        } else if constexpr (std::is_same_v<P, ConcatenationParams>) {
-          w.scalar(p.axis), w.scalar(p.activation);
-        } else if constexpr (std::is_same_v<P, ElementwiseParams>) {
-          w.scalar(p.activation);
-        } else if constexpr (std::is_same_v<P, ReshapeParams>) {
-          w.vector(p.new_shape), w.boolean(p.has_new_shape);
-        } else if constexpr (std::is_same_v<P, SqueezeParams>) {
-          w.vector(p.squeeze_dims);
-        } else if constexpr (std::is_same_v<P, ReducerParams>) {
-          w.boolean(p.keep_dims);
-        } else if constexpr (std::is_same_v<P, StridedSliceParams>) {
-          w.scalar(p.begin_mask), w.scalar(p.end_mask), w.scalar(p.ellipsis_mask), w.scalar(p.new_axis_mask),
-              w.scalar(p.shrink_axis_mask), w.boolean(p.offset);
-        } else if constexpr (std::is_same_v<P, SplitParams>) {
-          w.scalar(p.num_splits);
-        } else if constexpr (std::is_same_v<P, SvdfParams>) {
-          w.scalar(p.rank), w.scalar(p.activation), w.boolean(p.asymmetric_quantize_inputs);
-        } else if constexpr (std::is_same_v<P, GatherParams>) {
-          w.scalar(p.axis), w.scalar(p.batch_dims);
-        } else {
-          static_assert(sizeof(P) == 0, "graph bundle: new OpParams alternative");
-        }
+        for_each_param_field<P>([&](const auto& field) {
+          if constexpr (kIsVectorField<std::decay_t<decltype(field)>>) {
+            w.vector(p.*field.member);
+            if (field.given) w.boolean(p.*field.given);
+          } else if constexpr (std::is_same_v<std::decay_t<decltype(p.*field.member)>, bool>) {
+            w.boolean(p.*field.member);
+          } else {
+            w.scalar(p.*field.member);
+          }
+        });
       },
       params);
 }
@@ -143,41 +118,17 @@ OpParams read_params_alternative(Reader& r, size_t tag) {
     if (tag != I) return read_params_alternative<I + 1>(r, tag);
     using P = std::variant_alternative_t<I, OpParams>;
     P p{};
-    if constexpr (std::is_same_v<P, Conv2DParams>) {
-      p.padding = r.scalar<Padding>(), p.stride_w = r.scalar<int32_t>(), p.stride_h = r.scalar<int32_t>();
-      p.dilation_w = r.scalar<int32_t>(), p.dilation_h = r.scalar<int32_t>(), p.activation = r.scalar<Activation>();
-    } else if constexpr (std::is_same_v<P, DepthwiseConv2DParams>) {
-      p.padding = r.scalar<Padding>(), p.stride_w = r.scalar<int32_t>(), p.stride_h = r.scalar<int32_t>();
-      p.depth_multiplier = r.scalar<int32_t>(), p.dilation_w = r.scalar<int32_t>(), p.dilation_h = r.scalar<int32_t>();
-      p.activation = r.scalar<Activation>();
-    } else if constexpr (std::is_same_v<P, Pool2DParams>) {
-      p.padding = r.scalar<Padding>(), p.stride_w = r.scalar<int32_t>(), p.stride_h = r.scalar<int32_t>();
-      p.filter_w = r.scalar<int32_t>(), p.filter_h = r.scalar<int32_t>(), p.activation = r.scalar<Activation>();
-    } else if constexpr (std::is_same_v<P, FullyConnectedParams>) {
-      p.activation = r.scalar<Activation>(), p.weights_format = r.scalar<int8_t>();
-      p.keep_num_dims = r.boolean(), p.asymmetric_quantize_inputs = r.boolean();
-    } else if constexpr (std::is_same_v<P, SoftmaxParams>) {
-      p.beta = r.scalar<float>();
-    } else if constexpr (std::is_same_v<P, ConcatenationParams>) {
-      p.axis = r.scalar<int32_t>(), p.activation = r.scalar<Activation>();
-    } else if constexpr (std::is_same_v<P, ElementwiseParams>) {
-      p.activation = r.scalar<Activation>();
-    } else if constexpr (std::is_same_v<P, ReshapeParams>) {
-      p.new_shape = r.vector<int32_t>(), p.has_new_shape = r.boolean();
-    } else if constexpr (std::is_same_v<P, SqueezeParams>) {
-      p.squeeze_dims = r.vector<int32_t>();
-    } else if constexpr (std::is_same_v<P, ReducerParams>) {
-      p.keep_dims = r.boolean();
-    } else if constexpr (std::is_same_v<P, StridedSliceParams>) {
-      p.begin_mask = r.scalar<int32_t>(), p.end_mask = r.scalar<int32_t>(), p.ellipsis_mask = r.scalar<int32_t>();
-      p.new_axis_mask = r.scalar<int32_t>(), p.shrink_axis_mask = r.scalar<int32_t>(), p.offset = r.boolean();
-    } else if constexpr (std::is_same_v<P, SplitParams>) {
-      p.num_splits = r.scalar<int32_t>();
-    } else if constexpr (std::is_same_v<P, SvdfParams>) {
-      p.rank = r.scalar<int32_t>(), p.activation = r.scalar<Activation>(), p.asymmetric_quantize_inputs = r.boolean();
-    } else if constexpr (std::is_same_v<P, GatherParams>) {
-      p.axis = r.scalar<int32_t>(), p.batch_dims = r.scalar<int32_t>();
-    }
+    for_each_param_field<P>([&](const auto& field) {
+      using Member = std::decay_t<decltype(p.*field.member)>;
+      if constexpr (kIsVectorField<std::decay_t<decltype(field)>>) {
+        p.*field.member = r.vector<int32_t>();
+        if (field.given) p.*field.given = r.boolean();
+      } else if constexpr (std::is_same_v<Member, bool>) {
+        p.*field.member = r.boolean();
+      } else {
+        p.*field.member = r.scalar<Member>();
+      }
+    });
     return OpParams{std::move(p)};
   }
 }

@@ -147,17 +147,14 @@ void LackeyTraceReader::memory_event(char kind, std::string_view text) {
   const int64_t time = layer.instructions;
   if (kind == 'L' || kind == 'M') {
     if (layer.overlap.load(address, size) && layer.sampler) {
-      const AddressRange& in = layer.overlap.input();
-      int64_t lowest = static_cast<int64_t>((address > in.begin ? address : in.begin) - in.begin);
+      const int64_t lowest = layer.overlap.input().bytes_of(address, size).lowest;
       layer.sampler->read(time, lowest, lowest);
     }
   }
   if (kind == 'S' || kind == 'M') {
     if (layer.overlap.store(address, size) && layer.sampler) {
-      const AddressRange& out = layer.overlap.output();
-      uint64_t first = address > out.begin ? address : out.begin;
-      uint64_t last = address + size < out.end() ? address + size : out.end();
-      layer.sampler->write(time, static_cast<int64_t>(last - 1 - out.begin), static_cast<int64_t>(first - out.begin));
+      const AccessBytes bytes = layer.overlap.output().bytes_of(address, size);
+      layer.sampler->write(time, bytes.highest, bytes.lowest);
     }
   }
 }

@@ -35,12 +35,8 @@ enum class OpKind : int32_t {
   kStridedSlice = 45,
   kSplit = 49,
   kPadV2 = 60,
-  kTransposeConv = 67,
   kQuantize = 114,
   kHardSwish = 117,
-  kIf = 118,
-  kWhile = 119,
-  kCallOnce = 129,
 };
 
 // The TFLite name of a builtin code ("CONV_2D"); "BUILTIN_<n>" when unknown.
