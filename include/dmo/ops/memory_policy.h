@@ -1,13 +1,12 @@
 // Memory policies: every kernel is one loop nest written once as a template
 // over a policy, so the code that computes is the code that is analysed.
 //  - DirectMemory executes: loads and stores touch the bytes.
-// Kernels index tensors densely; a view's strides (ops/tensor_ref.h) are
-// applied here, so the address-only policy sees the dense order.
-//  - AddressMemory computes nothing: it records, per output write, the
-//    highest output byte written so far and the input bytes read, which gives
-//    the algorithmic safe overlap O_s of one (input, output) pair.
+//  - AddressMemory computes nothing: it folds the order of one (input,
+//    output) pair's reads and writes into the algorithmic safe overlap O_s.
 //  - CheckingMemory executes and keeps shadow state of the arena bytes the op
 //    has written; reading an input byte the op already overwrote is a clobber.
+// Kernels index tensors densely; a view's strides (ops/tensor_ref.h) are
+// applied here, so the address-only policy sees the dense order.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +15,7 @@
 #include <optional>
 #include <vector>
 
+#include "dmo/model/safe_overlap_formula.h"
 #include "dmo/ops/tensor_ref.h"
 
 namespace dmo {
@@ -51,7 +51,7 @@ class AddressMemory {
     if (t.index == input_ && !t.is_output) {
       int64_t byte = i * static_cast<int64_t>(sizeof(T));
       if (mirrored_) byte = input_bytes_ - byte - static_cast<int64_t>(sizeof(T));  // lowest mirrored byte
-      if (byte < pending_min_read_) pending_min_read_ = byte;
+      fold_.read(byte);
     }
     return T{};
   }
@@ -60,28 +60,21 @@ class AddressMemory {
     if (t.index != output_ || !t.is_output) return;
     int64_t last_byte = i * static_cast<int64_t>(sizeof(T)) + static_cast<int64_t>(sizeof(T)) - 1;
     if (mirrored_) last_byte = output_bytes_ - 1 - i * static_cast<int64_t>(sizeof(T));  // highest mirrored byte
-    if (last_byte > max_write_) max_write_ = last_byte;
-    // Reads since the previous write happened before this write.
-    reads_before_write_.push_back(pending_min_read_);
-    max_write_at_.push_back(max_write_);
-    pending_min_read_ = kNone;
+    fold_.write(last_byte);
+    ++writes_;
   }
 
   // Largest number of bytes the end of the output may overlap the start of
-  // the input: |O| - delta, where delta - 1 is the largest distance between
-  // an output byte written and an input byte read after that write.
-  int64_t safe_overlap() const;
-  int64_t writes() const { return static_cast<int64_t>(max_write_at_.size()); }
+  // the input (model/safe_overlap_formula.h), folded in constant memory.
+  int64_t safe_overlap() const { return fold_.safe_overlap(output_bytes_); }
+  int64_t writes() const { return writes_; }
 
  private:
-  static constexpr int64_t kNone = std::numeric_limits<int64_t>::max();
   int32_t input_, output_;
   int64_t input_bytes_, output_bytes_;
   bool mirrored_;
-  int64_t pending_min_read_ = kNone;
-  int64_t max_write_ = -1;
-  std::vector<int64_t> reads_before_write_;  // per write: min input byte read since the previous write
-  std::vector<int64_t> max_write_at_;        // per write: highest output byte written so far
+  SafeOverlapFold fold_;
+  int64_t writes_ = 0;
 };
 
 struct Clobber {
