@@ -41,6 +41,28 @@ TEST(DmoPlanner, InPlaceChainNeedsOneBuffer) {
   EXPECT_EQ(lower_bound_with_overlap_bytes(p), 256);
 }
 
+TEST(DmoPlanner, SearchHonoursAlignmentFixedOffsetsAndAliases) {
+  // The chain whose forced overlaps add up (the search has to work for its
+  // arena), with one buffer that must start on a multiple of 64, a 64-byte
+  // buffer fixed at offset 0 live throughout and a 100-byte view into the
+  // last buffer's middle.
+  MemoryProblem p = chain({1000, 1000, 1000, 1000}, {900, 900, 900});
+  p.buffers[2].alignment = 64;
+  p.buffers.push_back({4, 64, {-1, 2}});
+  p.buffers.back().fixed_offset = 0;
+  p.buffers.push_back({5, 100, {2, 2}});
+  p.aliases.push_back({5, 3, 500});
+  for (bool use_overlaps : {true, false}) {
+    Plan plan = plan_dmo(p, {.use_overlaps = use_overlaps, .alignment = 4});
+    std::vector<std::string> errors = validate_plan(p, plan, 4);
+    EXPECT_TRUE(errors.empty()) << errors.front();
+    EXPECT_EQ(plan.offsets[2] % 64, 0);
+    EXPECT_EQ(plan.offsets[4], 0);
+    EXPECT_EQ(plan.offsets[5], plan.offsets[3] + 500);
+    EXPECT_GE(plan.arena_size, use_overlaps ? chain_lower_bound_with_overlap_bytes(p) : lower_bound_bytes(p));
+  }
+}
+
 TEST(DmoPlanner, WithoutOverlapsReachesTheNoOverlapBound) {
   MemoryProblem p = chain({256, 512, 128, 512, 64}, {});
   Plan plan = plan_dmo(p, {.use_overlaps = false});
