@@ -5,10 +5,13 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "dmo/overlap/safe_overlaps.h"
+#include "dmo/plan/dmo_plan_choice.h"
 #include "dmo/plan/dmo_planner.h"
+#include "dmo/plan/problem_file.h"
 #include "dmo/plan/tflm_greedy_planner.h"
 #include "dmo/report/plan_report.h"
 #include "dmo/runtime/input_pattern.h"
@@ -58,6 +61,20 @@ void BM_PlanMobileNetV2Algorithmic(benchmark::State& state) {
 }
 BENCHMARK(BM_PlanMobileNetV2Analytic)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_PlanMobileNetV2Algorithmic)->Unit(benchmark::kMillisecond);
+
+// Reading and solving a problem file (what `dmo solve` does): zoo MobileNet
+// v2 1.0 224 float32's problem with its algorithmic overlap pairs, written once.
+void BM_SolveProblemFileMobileNetV2(benchmark::State& state) {
+  dmo::Graph graph = dmo::build_zoo_model("mobilenet_v2_1.0_224_float32");
+  const std::string path = (std::filesystem::temp_directory_path() / "dmo_bench_mobilenet_v2.problem.json").string();
+  std::ofstream(path) << dmo::problem_json(dmo::make_plan_report(graph).problem);
+  for (auto _ : state) {
+    dmo::MemoryProblem problem = dmo::read_problem_file(path);
+    benchmark::DoNotOptimize(dmo::choose_dmo_plan(problem, 16).dmo.arena_size);
+  }
+  std::filesystem::remove(path);
+}
+BENCHMARK(BM_SolveProblemFileMobileNetV2)->Unit(benchmark::kMillisecond);
 
 // One inference inside dmo's arena (the interpreter set up once, as firmware does).
 void run_model(benchmark::State& state, const char* name) {

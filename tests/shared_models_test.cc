@@ -27,8 +27,10 @@ TEST(SharedModels, AllImportAndPlanValidly) {
     SCOPED_TRACE(file);
     Graph graph = read_tflite_file(file);
     PlanReport report = make_plan_report(graph);
-    EXPECT_TRUE(validate_plan(report.problem, report.tflm_greedy, kTflmBufferAlignment).empty());
-    EXPECT_GE(report.tflm_greedy.arena_size, report.lower_bound_bytes);
+    EXPECT_TRUE(validate_plan(report.tflm_problem, report.tflm_greedy, kTflmBufferAlignment).empty());
+    // An offline plan may put tensors live together in the same bytes, so
+    // the bound holds for TFLM's planner without one.
+    EXPECT_GE(plan_tflm_greedy(report.problem).arena_size, report.lower_bound_bytes);
     EXPECT_LE(report.lower_bound_bytes, report.naive_bytes);
   }
 }

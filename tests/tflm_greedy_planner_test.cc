@@ -4,6 +4,9 @@
 
 #include "dmo/plan/bounds.h"
 #include "dmo/plan/plan_validator.h"
+#include "dmo/report/plan_report.h"
+#include "dmo/tflite/reader.h"
+#include "test_support.h"
 
 namespace dmo {
 namespace {
@@ -109,6 +112,40 @@ TEST(PlanValidator, OutputAboveItsInputNeedsTheOpWalkingDescending) {
   EXPECT_EQ(validate_plan(p, plan, 16).size(), 1u);
   plan.descending_ops = {};
   EXPECT_TRUE(validate_plan(p, plan, 16).empty());
+}
+
+TEST(TflmGreedyPlanner, OfflineOffsetsFirstInBufferOrderThenTheRestAround) {
+  // Buffers 1 and 2 have offline offsets (overlapping, as TFLM allows);
+  // the others are planned around them, largest first.
+  MemoryProblem p = problem_of({{0, 32, {0, 1}}, {1, 64, {0, 1}}, {2, 16, {0, 1}}, {3, 48, {0, 1}}}, 2);
+  p.buffers[1].fixed_offset = 16;
+  p.buffers[2].fixed_offset = 32;
+  Plan plan = plan_tflm_greedy(p);
+  EXPECT_EQ(plan.offsets[1], 16);
+  EXPECT_EQ(plan.offsets[2], 32);
+  EXPECT_EQ(plan.offsets[3], 80);  // no gap of 48 below 80
+  EXPECT_EQ(plan.offsets[0], 128);  // the 16 bytes below 16 are too few
+  EXPECT_EQ(plan.arena_size, 160);
+  EXPECT_TRUE(validate_plan(p, plan, 16).empty());
+}
+
+// Vela's offline plan puts the NPU's scratch areas and the graph input and
+// output all at offset 0 (the NPU's command stream reads the input and
+// writes the output inside its scratch area), so TFLM's arena is the
+// largest of them, not the sum.
+TEST(TflmGreedyPlanner, FollowsTheOfflinePlanOfTheVelaModel) {
+  DMO_REQUIRE_SHARED(shared);
+  Graph graph = read_tflite_file(shared + "/models/tflm_person_detect_vela_int8.tflite");
+  PlanReport r = make_plan_report(graph);
+  EXPECT_EQ(r.offline_planned_buffers, 4);
+  for (size_t b = 0; b < r.tflm_problem.buffers.size(); ++b) EXPECT_EQ(r.tflm_greedy.offsets[b], 0);
+  EXPECT_EQ(r.tflm_greedy.arena_size, 74464);
+  EXPECT_TRUE(validate_plan(r.tflm_problem, r.tflm_greedy, kTflmBufferAlignment).empty());
+  // Without the offline plan TFLM would need every tensor apart.
+  EXPECT_EQ(plan_tflm_greedy(r.problem).arena_size, 158160);
+  EXPECT_FALSE(validate_plan(r.problem, r.tflm_greedy, kTflmBufferAlignment).empty());
+  // dmo's own plans ignore the offline plan and stay safe by its lifetimes.
+  EXPECT_EQ(r.dmo.arena_size, 158146);
 }
 
 }  // namespace

@@ -1,6 +1,9 @@
 #include "dmo/plan/bounds.h"
 
 #include <algorithm>
+#include <map>
+
+#include "dmo/plan/alias_groups.h"
 
 namespace dmo {
 
@@ -10,20 +13,84 @@ int64_t naive_bytes(const MemoryProblem& problem) {
   return total;
 }
 
+namespace {
+
+// Ops are [0, op_count); buffers created before op 0 count from op 0.
+std::pair<int32_t, int32_t> ops_covered(const MemoryProblem& problem, const Lifetime& life) {
+  return {std::max(life.first, 0), std::min(life.last, problem.op_count - 1)};
+}
+
+// Bytes the members of one alias group live at `op` cover together.
+int64_t group_bytes_at(const MemoryProblem& problem, const AliasGroups& groups, int32_t root, int32_t op) {
+  std::vector<std::pair<int64_t, int64_t>> spans;
+  for (int32_t m : groups.members(root)) {
+    const BufferRequest& b = problem.buffers[static_cast<size_t>(m)];
+    if (b.size > 0 && b.lifetime.covers(op)) spans.emplace_back(groups.offset_in_root(m), groups.offset_in_root(m) + b.size);
+  }
+  std::sort(spans.begin(), spans.end());
+  int64_t bytes = 0, covered_to = INT64_MIN;
+  for (const auto& [start, end] : spans) {
+    const int64_t from = std::max(start, covered_to);
+    if (end > from) bytes += end - from;
+    covered_to = std::max(covered_to, end);
+  }
+  return bytes;
+}
+
+// The largest end of a fixed buffer: no plan honouring it is smaller.
+int64_t fixed_end(const MemoryProblem& problem) {
+  int64_t end = 0;
+  for (const BufferRequest& b : problem.buffers) {
+    if (b.fixed_offset) end = std::max(end, *b.fixed_offset + b.size);
+  }
+  return end;
+}
+
+}  // namespace
+
 std::vector<int64_t> live_bytes_per_op(const MemoryProblem& problem) {
+  const AliasGroups groups(problem);
   // Difference array over op indices: +size at first use, -size after last.
   std::vector<int64_t> delta(static_cast<size_t>(problem.op_count) + 1, 0);
-  for (const BufferRequest& b : problem.buffers) {
-    int32_t first = std::max(b.lifetime.first, 0);
-    int32_t last = std::min(b.lifetime.last, problem.op_count - 1);
+  std::vector<int32_t> grouped_roots;
+  for (size_t i = 0; i < problem.buffers.size(); ++i) {
+    const auto b = static_cast<int32_t>(i);
+    if (groups.members(groups.root(b)).size() > 1) {
+      if (groups.is_root(b)) grouped_roots.push_back(b);
+      continue;
+    }
+    auto [first, last] = ops_covered(problem, problem.buffers[i].lifetime);
     if (first > last) continue;
-    delta[static_cast<size_t>(first)] += b.size;
-    delta[static_cast<size_t>(last) + 1] -= b.size;
+    delta[static_cast<size_t>(first)] += problem.buffers[i].size;
+    delta[static_cast<size_t>(last) + 1] -= problem.buffers[i].size;
   }
   std::vector<int64_t> live(static_cast<size_t>(problem.op_count));
   int64_t running = 0;
   for (size_t i = 0; i < live.size(); ++i) live[i] = running += delta[i];
+  for (int32_t root : grouped_roots) {
+    for (int32_t op = 0; op < problem.op_count; ++op) live[static_cast<size_t>(op)] += group_bytes_at(problem, groups, root, op);
+  }
   return live;
+}
+
+std::vector<int64_t> overlap_saving_per_op(const MemoryProblem& problem) {
+  std::vector<int64_t> saving(static_cast<size_t>(std::max(problem.op_count, 0)), 0);
+  for (int32_t op = 0; op < problem.op_count; ++op) {
+    // The largest safe overlap of each output's and each input's live pairs.
+    std::map<int32_t, int64_t> by_output, by_input;
+    for (const OverlapPair& pair : problem.overlaps) {
+      if (!problem.buffers[static_cast<size_t>(pair.output_buffer)].lifetime.covers(op)) continue;
+      if (!problem.buffers[static_cast<size_t>(pair.input_buffer)].lifetime.covers(op)) continue;
+      const int64_t overlap = std::max(pair.safe_overlap, pair.safe_overlap_descending);
+      by_output[pair.output_buffer] = std::max(by_output[pair.output_buffer], overlap);
+      by_input[pair.input_buffer] = std::max(by_input[pair.input_buffer], overlap);
+    }
+    int64_t outputs = 0, inputs = 0;
+    for (const auto& [buffer, overlap] : by_output) outputs += overlap;
+    for (const auto& [buffer, overlap] : by_input) inputs += overlap;
+    saving[static_cast<size_t>(op)] = std::min(outputs, inputs);
+  }
+  return saving;
 }
 
 int64_t lower_bound_bytes(const MemoryProblem& problem) {
@@ -31,21 +98,16 @@ int64_t lower_bound_bytes(const MemoryProblem& problem) {
   int64_t bound = live.empty() ? 0 : *std::max_element(live.begin(), live.end());
   // Buffers outside every op (unused tensors) still need their own bytes.
   for (const BufferRequest& b : problem.buffers) bound = std::max(bound, b.size);
-  return bound;
+  return std::max(bound, fixed_end(problem));
 }
 
 int64_t lower_bound_with_overlap_bytes(const MemoryProblem& problem) {
   std::vector<int64_t> live = live_bytes_per_op(problem);
-  std::vector<int64_t> saving(live.size(), 0);
-  for (const OverlapPair& pair : problem.overlaps) {
-    if (pair.op < 0 || static_cast<size_t>(pair.op) >= saving.size()) continue;
-    saving[static_cast<size_t>(pair.op)] =
-        std::max({saving[static_cast<size_t>(pair.op)], pair.safe_overlap, pair.safe_overlap_descending});
-  }
+  std::vector<int64_t> saving = overlap_saving_per_op(problem);
   int64_t bound = 0;
   for (size_t i = 0; i < live.size(); ++i) bound = std::max(bound, live[i] - saving[i]);
   for (const BufferRequest& b : problem.buffers) bound = std::max(bound, b.size);
-  return bound;
+  return std::max(bound, fixed_end(problem));
 }
 
 namespace {
@@ -95,12 +157,20 @@ int64_t chain_requirement(const MemoryProblem& problem, const std::vector<int64_
 int64_t chain_lower_bound_with_overlap_bytes(const MemoryProblem& problem) {
   const int64_t per_op = lower_bound_with_overlap_bytes(problem);
   std::vector<int64_t> live = live_bytes_per_op(problem);
+  // The pair that must overlap at a forced op: only where one pair is live.
   std::vector<const OverlapPair*> pair_of_op(live.size(), nullptr);
+  std::vector<int32_t> pairs_live(live.size(), 0);
+  const AliasGroups groups(problem);
   for (const OverlapPair& pair : problem.overlaps) {
-    if (pair.op < 0 || static_cast<size_t>(pair.op) >= live.size()) continue;
-    const OverlapPair*& slot = pair_of_op[static_cast<size_t>(pair.op)];
-    auto best = [](const OverlapPair& p) { return std::max(p.safe_overlap, p.safe_overlap_descending); };
-    if (!slot || best(pair) > best(*slot)) slot = &pair;
+    const Lifetime& out = problem.buffers[static_cast<size_t>(pair.output_buffer)].lifetime;
+    const Lifetime& in = problem.buffers[static_cast<size_t>(pair.input_buffer)].lifetime;
+    for (int32_t op = std::max({out.first, in.first, 0}); op <= std::min({out.last, in.last, problem.op_count - 1}); ++op) {
+      if (++pairs_live[static_cast<size_t>(op)] == 1 && !groups.same_group(pair.output_buffer, pair.input_buffer)) {
+        pair_of_op[static_cast<size_t>(op)] = &pair;
+      } else {
+        pair_of_op[static_cast<size_t>(op)] = nullptr;
+      }
+    }
   }
   // next_op[k]: the op whose overlapped input is op k's overlapped output.
   std::vector<int32_t> op_of_input(problem.buffers.size(), -1);

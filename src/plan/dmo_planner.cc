@@ -27,11 +27,8 @@ std::vector<int32_t> size_order(const MemoryProblem& problem) {
 // (its input), so the input is placed over the output's end.
 std::vector<int32_t> pressure_order(const MemoryProblem& problem) {
   std::vector<int64_t> pressure = live_bytes_per_op(problem);
-  for (const OverlapPair& pair : problem.overlaps) {
-    if (pair.op >= 0 && static_cast<size_t>(pair.op) < pressure.size()) {
-      pressure[static_cast<size_t>(pair.op)] -= std::max(pair.safe_overlap, pair.safe_overlap_descending);
-    }
-  }
+  const std::vector<int64_t> saving = overlap_saving_per_op(problem);
+  for (size_t op = 0; op < pressure.size(); ++op) pressure[op] -= saving[op];
   std::vector<int64_t> key(problem.buffers.size(), 0);
   for (size_t b = 0; b < problem.buffers.size(); ++b) {
     const Lifetime& life = problem.buffers[b].lifetime;

@@ -13,4 +13,16 @@ MemoryProblem build_memory_problem(const Subgraph& subgraph) {
   return problem;
 }
 
+MemoryProblem build_tflm_memory_problem(const Graph& graph) {
+  MemoryProblem problem = build_memory_problem(graph.main());
+  if (!graph.offline_plan) return problem;
+  // Subgraph 0's tensors come first in the offline plan.
+  const std::vector<int32_t>& offsets = graph.offline_plan->offsets;
+  for (BufferRequest& buffer : problem.buffers) {
+    const auto t = static_cast<size_t>(buffer.tensor);
+    if (t < offsets.size() && offsets[t] >= 0) buffer.fixed_offset = offsets[t];
+  }
+  return problem;
+}
+
 }  // namespace dmo

@@ -6,13 +6,17 @@
 namespace dmo {
 
 OverlapPlacer::OverlapPlacer(const MemoryProblem& problem, int64_t alignment, bool use_overlaps)
-    : problem_(problem), alignment_(alignment) {
+    : problem_(problem), alignment_(alignment), groups_(problem) {
   const size_t n = problem.buffers.size();
   overlaps_of_.resize(n);
+  pairs_of_.resize(n);
   if (use_overlaps) {
-    for (const OverlapPair& pair : problem.overlaps) {
+    for (size_t p = 0; p < problem.overlaps.size(); ++p) {
+      const OverlapPair& pair = problem.overlaps[p];
       overlaps_of_[static_cast<size_t>(pair.output_buffer)].push_back(
-          {pair.input_buffer, pair.safe_overlap, pair.safe_overlap_descending});
+          {pair.input_buffer, pair.op, pair.safe_overlap, pair.safe_overlap_descending});
+      pairs_of_[static_cast<size_t>(pair.output_buffer)].push_back(static_cast<int32_t>(p));
+      pairs_of_[static_cast<size_t>(pair.input_buffer)].push_back(static_cast<int32_t>(p));
     }
   }
   conflicts_.resize(n);
@@ -20,17 +24,39 @@ OverlapPlacer::OverlapPlacer(const MemoryProblem& problem, int64_t alignment, bo
     for (size_t b = a + 1; b < n; ++b) {
       if (problem.buffers[a].size == 0 || problem.buffers[b].size == 0) continue;
       if (!problem.buffers[a].lifetime.intersects(problem.buffers[b].lifetime)) continue;
+      // An alias group's members sit where the problem says, relative to each other.
+      if (groups_.same_group(static_cast<int32_t>(a), static_cast<int32_t>(b))) continue;
       conflicts_[a].push_back(static_cast<int32_t>(b));
       conflicts_[b].push_back(static_cast<int32_t>(a));
     }
   }
 }
 
-const OverlapPlacer::Allowance* OverlapPlacer::allowance(int32_t output, int32_t input) const {
-  for (const Allowance& a : overlaps_of_[static_cast<size_t>(output)]) {
-    if (a.input == input) return &a;
+struct OverlapPlacer::State {
+  Plan plan;
+  std::vector<char> placed;
+  std::vector<Walk> walks;  // per op
+};
+
+OverlapPlacer::Reach OverlapPlacer::reach(int32_t x, int32_t t, const std::vector<Walk>& walks) const {
+  // X the output and T its input: an ascending walk puts X below T, a
+  // descending one above; X the input, the other way round.
+  Reach r;
+  auto may = [&](int32_t op, Walk walk) {
+    const Walk decided = walks[static_cast<size_t>(op)];
+    return decided == Walk::kUndecided || decided == walk;
+  };
+  for (const Allowance& a : overlaps_of_[static_cast<size_t>(x)]) {
+    if (a.input != t) continue;
+    if (may(a.op, Walk::kAscending)) r.below = std::max(r.below, a.ascending);
+    if (may(a.op, Walk::kDescending)) r.above = std::max(r.above, a.descending);
   }
-  return nullptr;
+  for (const Allowance& a : overlaps_of_[static_cast<size_t>(t)]) {
+    if (a.input != x) continue;
+    if (may(a.op, Walk::kDescending)) r.below = std::max(r.below, a.descending);
+    if (may(a.op, Walk::kAscending)) r.above = std::max(r.above, a.ascending);
+  }
+  return r;
 }
 
 std::vector<int32_t> OverlapPlacer::by_lifetime(bool (*before)(const Lifetime&, const Lifetime&)) const {
@@ -56,30 +82,121 @@ std::vector<int32_t> OverlapPlacer::creation_order() const {
   });
 }
 
-void OverlapPlacer::forbidden_ranges(int32_t x, const Plan& plan, const std::vector<char>& placed,
-                                     std::vector<std::pair<int64_t, int64_t>>& ranges) const {
+void OverlapPlacer::forbidden_ranges(int32_t root, const State& state, StartRanges& ranges) const {
   ranges.clear();
-  const int64_t size = problem_.buffers[static_cast<size_t>(x)].size;
-  if (size == 0) return;
-  for (int32_t t : conflicts_[static_cast<size_t>(x)]) {
-    if (!placed[static_cast<size_t>(t)]) continue;
-    const int64_t t_start = plan.offsets[static_cast<size_t>(t)];
-    const int64_t t_size = problem_.buffers[static_cast<size_t>(t)].size;
-    // Without overlap X must end by T's start or start at T's end. An
-    // overlap pair lets X reach into T from below by `below` bytes and from
-    // above by `above` bytes: X the output and T its input, an ascending
-    // walk puts X below and a descending one above; X the input, the other
-    // way round.
-    int64_t below = 0, above = 0;
-    if (const Allowance* a = allowance(x, t)) {
-      below = a->ascending;
-      above = a->descending;
-    } else if (const Allowance* b = allowance(t, x)) {
-      below = b->descending;
-      above = b->ascending;
+  for (int32_t m : groups_.members(root)) {
+    const int64_t size = problem_.buffers[static_cast<size_t>(m)].size;
+    if (size == 0) continue;
+    const int64_t shift = groups_.offset_in_root(m);
+    for (int32_t t : conflicts_[static_cast<size_t>(m)]) {
+      if (!state.placed[static_cast<size_t>(t)]) continue;
+      const int64_t t_start = state.plan.offsets[static_cast<size_t>(t)];
+      const int64_t t_size = problem_.buffers[static_cast<size_t>(t)].size;
+      // Without overlap M must end by T's start or start at T's end; an
+      // overlap pair lets it reach into T from below or above.
+      const Reach r = reach(m, t, state.walks);
+      ranges.emplace_back(t_start - size + r.below - shift, t_start + t_size - r.above - shift);
     }
-    ranges.emplace_back(t_start - size + below, t_start + t_size - above);
   }
+}
+
+namespace {
+
+// Which walk a pair's placement needs: none when its buffers do not touch
+// (or touch in a way no walk allows, as fixed offsets may), either when
+// both walks allow it.
+enum class Need { kNone, kEither, kAscending, kDescending };
+
+Need need_of(const MemoryProblem& problem, const OverlapPair& pair, const Plan& plan) {
+  const auto out = static_cast<size_t>(pair.output_buffer), in = static_cast<size_t>(pair.input_buffer);
+  const int64_t out_start = plan.offsets[out], in_start = plan.offsets[in];
+  const int64_t out_size = problem.buffers[out].size, in_size = problem.buffers[in].size;
+  const bool touch = out_size > 0 && in_size > 0 && out_start < in_start + in_size && in_start < out_start + out_size;
+  if (!touch) return Need::kNone;
+  const bool ascending_ok = in_start - out_start >= out_size - pair.safe_overlap;
+  const bool descending_ok =
+      pair.safe_overlap_descending > 0 && out_start - in_start >= in_size - pair.safe_overlap_descending;
+  if (ascending_ok && descending_ok) return Need::kEither;
+  if (ascending_ok) return Need::kAscending;
+  return descending_ok ? Need::kDescending : Need::kNone;
+}
+
+}  // namespace
+
+bool OverlapPlacer::put(int32_t root, int64_t offset, State& state, int32_t& mixed_op) const {
+  for (int32_t m : groups_.members(root)) {
+    state.plan.offsets[static_cast<size_t>(m)] = offset + groups_.offset_in_root(m);
+    state.placed[static_cast<size_t>(m)] = 1;
+  }
+  std::vector<std::pair<int32_t, Walk>> decided;  // this group's new walks
+  auto walk_of = [&](int32_t op) {
+    for (const auto& [o, w] : decided) {
+      if (o == op) return w;
+    }
+    return state.walks[static_cast<size_t>(op)];
+  };
+  for (int32_t m : groups_.members(root)) {
+    for (int32_t p : pairs_of_[static_cast<size_t>(m)]) {
+      const OverlapPair& pair = problem_.overlaps[static_cast<size_t>(p)];
+      const int32_t other = pair.output_buffer == m ? pair.input_buffer : pair.output_buffer;
+      if (!state.placed[static_cast<size_t>(other)]) continue;
+      const Need need = need_of(problem_, pair, state.plan);
+      if (need == Need::kNone || need == Need::kEither) continue;
+      const Walk walk = need == Need::kAscending ? Walk::kAscending : Walk::kDescending;
+      const Walk current = walk_of(pair.op);
+      if (current == walk) continue;
+      if (current != Walk::kUndecided) {
+        mixed_op = pair.op;
+        return false;
+      }
+      decided.emplace_back(pair.op, walk);
+    }
+  }
+  for (const auto& [op, walk] : decided) state.walks[static_cast<size_t>(op)] = walk;
+  return true;
+}
+
+void OverlapPlacer::unput(int32_t root, State& state) const {
+  for (int32_t m : groups_.members(root)) state.placed[static_cast<size_t>(m)] = 0;
+}
+
+template <typename Choose>
+std::optional<Plan> OverlapPlacer::place_with(const std::vector<int32_t>& order, std::optional<int64_t> arena,
+                                              Choose choose) const {
+  const size_t n = problem_.buffers.size();
+  State state;
+  state.plan.offsets.assign(n, 0);
+  state.placed.assign(n, 0);
+  int32_t op_count = problem_.op_count;
+  for (const OverlapPair& pair : problem_.overlaps) op_count = std::max(op_count, pair.op + 1);
+  state.walks.assign(static_cast<size_t>(std::max(op_count, 0)), Walk::kUndecided);
+  int32_t mixed_op = -1;
+  // Fixed groups first, exactly where the problem puts them.
+  for (size_t r = 0; r < n; ++r) {
+    const auto root = static_cast<int32_t>(r);
+    if (!groups_.is_root(root) || !groups_.fixed_root_offset(root)) continue;
+    const int64_t offset = *groups_.fixed_root_offset(root);
+    if (arena && offset + groups_.extent_above_root(root) > *arena) return std::nullopt;
+    put(root, offset, state, mixed_op);  // a mixed walk here is the problem's own
+  }
+  StartRanges forbidden;
+  for (int32_t x : order) {
+    const int32_t root = groups_.root(x);
+    if (state.placed[static_cast<size_t>(root)]) continue;
+    while (true) {
+      forbidden_ranges(root, state, forbidden);
+      std::optional<int64_t> offset = choose(root, forbidden);
+      if (!offset) return std::nullopt;
+      if (put(root, *offset, state, mixed_op)) break;
+      // The group would need one op to walk both ways: settle that op on
+      // ascending (always allowed, only less overlap) and place it again.
+      if (state.walks[static_cast<size_t>(mixed_op)] != Walk::kUndecided) break;
+      state.walks[static_cast<size_t>(mixed_op)] = Walk::kAscending;
+      unput(root, state);
+    }
+  }
+  finish(state.plan);
+  return std::move(state.plan);
 }
 
 void OverlapPlacer::finish(Plan& plan) const {
@@ -90,74 +207,22 @@ void OverlapPlacer::finish(Plan& plan) const {
 }
 
 Plan OverlapPlacer::place(const std::vector<int32_t>& order) const {
-  const size_t n = problem_.buffers.size();
-  Plan plan;
-  plan.offsets.assign(n, 0);
-  std::vector<char> placed(n, 0);
-  std::vector<std::pair<int64_t, int64_t>> forbidden;
-  for (int32_t x : order) {
-    forbidden_ranges(x, plan, placed, forbidden);
-    // Lowest aligned start inside no forbidden open range (lo, hi): the
-    // candidate only grows, so repeat until no range holds it.
-    std::sort(forbidden.begin(), forbidden.end());
-    int64_t candidate = 0;
-    for (bool moved = true; moved;) {
-      moved = false;
-      for (const auto& [lo, hi] : forbidden) {
-        if (lo >= candidate) break;  // sorted: no later range starts below the candidate
-        if (candidate < hi) {
-          candidate = align_up(hi, alignment_);
-          moved = true;
-        }
-      }
-    }
-    plan.offsets[static_cast<size_t>(x)] = candidate;
-    placed[static_cast<size_t>(x)] = 1;
-  }
-  finish(plan);
-  return plan;
+  return *place_with(order, std::nullopt, [&](int32_t root, StartRanges& forbidden) -> std::optional<int64_t> {
+    return lowest_free_start(forbidden, groups_.alignment(root, alignment_), groups_.lowest_root_offset(root));
+  });
 }
 
 std::optional<Plan> OverlapPlacer::place_highest(const std::vector<int32_t>& order, int64_t arena) const {
-  const size_t n = problem_.buffers.size();
-  Plan plan;
-  plan.offsets.assign(n, 0);
-  std::vector<char> placed(n, 0);
-  std::vector<std::pair<int64_t, int64_t>> forbidden;
-  for (int32_t x : order) {
-    const int64_t size = problem_.buffers[static_cast<size_t>(x)].size;
-    forbidden_ranges(x, plan, placed, forbidden);
-    // Highest aligned start: the candidate only shrinks, so repeat until no
-    // range holds it.
-    int64_t candidate = (arena - size) / alignment_ * alignment_;
-    for (bool moved = true; moved && candidate >= 0;) {
-      moved = false;
-      for (const auto& [lo, hi] : forbidden) {
-        if (lo < candidate && candidate < hi) {
-          candidate = lo >= 0 ? lo / alignment_ * alignment_ : -1;
-          moved = true;
-        }
-      }
-    }
-    if (candidate < 0) return std::nullopt;
-    plan.offsets[static_cast<size_t>(x)] = candidate;
-    placed[static_cast<size_t>(x)] = 1;
-  }
-  finish(plan);
-  return plan;
+  return place_with(order, arena, [&](int32_t root, StartRanges& forbidden) {
+    return highest_free_start(forbidden, groups_.alignment(root, alignment_), groups_.lowest_root_offset(root),
+                              arena - groups_.extent_above_root(root));
+  });
 }
 
 std::vector<int32_t> descending_ops(const MemoryProblem& problem, const Plan& plan) {
   std::vector<int32_t> ops;
   for (const OverlapPair& pair : problem.overlaps) {
-    const auto out = static_cast<size_t>(pair.output_buffer), in = static_cast<size_t>(pair.input_buffer);
-    const int64_t out_start = plan.offsets[out], in_start = plan.offsets[in];
-    const int64_t out_size = problem.buffers[out].size, in_size = problem.buffers[in].size;
-    const bool touch = out_size > 0 && in_size > 0 && out_start < in_start + in_size && in_start < out_start + out_size;
-    if (!touch) continue;
-    const bool ascending_ok = in_start - out_start >= out_size - pair.safe_overlap;
-    const bool descending_ok = pair.safe_overlap_descending > 0 && out_start - in_start >= in_size - pair.safe_overlap_descending;
-    if (!ascending_ok && descending_ok) ops.push_back(pair.op);
+    if (need_of(problem, pair, plan) == Need::kDescending) ops.push_back(pair.op);
   }
   std::sort(ops.begin(), ops.end());
   ops.erase(std::unique(ops.begin(), ops.end()), ops.end());

@@ -4,7 +4,11 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
+
+#include "dmo/error.h"
+#include "dmo/plan/alias_groups.h"
 
 namespace dmo {
 
@@ -15,20 +19,44 @@ std::vector<std::string> validate_plan(const MemoryProblem& problem, const Plan&
     errors.push_back(fmt::format("plan has {} offsets for {} buffers", plan.offsets.size(), n));
     return errors;
   }
-  // Overlap pairs keyed by (output buffer, input buffer).
-  std::map<std::pair<size_t, size_t>, const OverlapPair*> allowed;
+  std::optional<AliasGroups> groups;
+  try {
+    groups.emplace(problem);
+  } catch (const Error& e) {
+    errors.push_back(e.what());
+    return errors;
+  }
+  // Overlap pairs keyed by (output buffer, input buffer); an op may have several.
+  std::multimap<std::pair<size_t, size_t>, const OverlapPair*> allowed;
   for (const OverlapPair& pair : problem.overlaps) {
-    allowed[{static_cast<size_t>(pair.output_buffer), static_cast<size_t>(pair.input_buffer)}] = &pair;
+    allowed.insert({{static_cast<size_t>(pair.output_buffer), static_cast<size_t>(pair.input_buffer)}, &pair});
   }
   std::set<int32_t> descending(plan.descending_ops.begin(), plan.descending_ops.end());
+  auto fixed_by_problem = [&](size_t i) { return groups->fixed_root_offset(groups->root(static_cast<int32_t>(i))).has_value(); };
   int64_t max_end = 0;
   for (size_t i = 0; i < n; ++i) {
     const BufferRequest& b = problem.buffers[i];
     if (plan.offsets[i] < 0) errors.push_back(fmt::format("tensor {} has negative offset {}", b.tensor, plan.offsets[i]));
-    if (alignment > 1 && plan.offsets[i] % alignment != 0) {
-      errors.push_back(fmt::format("tensor {} offset {} is not a multiple of {}", b.tensor, plan.offsets[i], alignment));
+    // The default alignment binds where the planner chose the place.
+    const bool chosen = groups->is_root(static_cast<int32_t>(i)) && !b.fixed_offset;
+    const int64_t required = b.alignment > 0 ? b.alignment : chosen ? alignment : 1;
+    if (required > 1 && plan.offsets[i] % required != 0) {
+      errors.push_back(fmt::format("tensor {} offset {} is not a multiple of {}", b.tensor, plan.offsets[i], required));
+    }
+    if (b.fixed_offset && plan.offsets[i] != *b.fixed_offset) {
+      errors.push_back(fmt::format("tensor {} is at offset {}, not at its fixed offset {}", b.tensor, plan.offsets[i],
+                                   *b.fixed_offset));
     }
     max_end = std::max(max_end, plan.offsets[i] + b.size);
+  }
+  for (const BufferAlias& alias : problem.aliases) {
+    const int64_t want = plan.offsets[static_cast<size_t>(alias.base)] + alias.offset;
+    if (plan.offsets[static_cast<size_t>(alias.buffer)] != want) {
+      errors.push_back(fmt::format("tensor {} is at offset {}, not at its base tensor {}'s offset plus {} ({})",
+                                   problem.buffers[static_cast<size_t>(alias.buffer)].tensor,
+                                   plan.offsets[static_cast<size_t>(alias.buffer)],
+                                   problem.buffers[static_cast<size_t>(alias.base)].tensor, alias.offset, want));
+    }
   }
   if (plan.arena_size < max_end) {
     errors.push_back(fmt::format("arena size {} is below the highest buffer end {}", plan.arena_size, max_end));
@@ -45,21 +73,24 @@ std::vector<std::string> validate_plan(const MemoryProblem& problem, const Plan&
       if (plan.offsets[b] >= a_end) break;
       if (problem.buffers[b].size == 0 || problem.buffers[a].size == 0) continue;
       if (!problem.buffers[a].lifetime.intersects(problem.buffers[b].lifetime)) continue;
+      if (groups->same_group(static_cast<int32_t>(a), static_cast<int32_t>(b))) continue;
+      if (fixed_by_problem(a) && fixed_by_problem(b)) continue;
       int64_t shared = a_end - plan.offsets[b];
       // An output may sit below its dying input when the input starts at
       // least |O| - O_s above it and the op walks ascending: every later
       // read is then above every write. Mirrored for an op walking
       // descending: the output starts at least |I| - O_s_descending above
       // the input.
-      auto allowed_as = [&](size_t out, size_t in) {
-        auto it = allowed.find({out, in});
-        if (it == allowed.end()) return false;
-        const OverlapPair& pair = *it->second;
+      auto allowed_by = [&](size_t out, size_t in, const OverlapPair& pair) {
         if (descending.count(pair.op)) {
           return pair.safe_overlap_descending > 0 &&
                  plan.offsets[out] - plan.offsets[in] >= problem.buffers[in].size - pair.safe_overlap_descending;
         }
         return plan.offsets[in] - plan.offsets[out] >= problem.buffers[out].size - pair.safe_overlap;
+      };
+      auto allowed_as = [&](size_t out, size_t in) {
+        auto [first, last] = allowed.equal_range({out, in});
+        return std::any_of(first, last, [&](const auto& entry) { return allowed_by(out, in, *entry.second); });
       };
       if (allowed_as(a, b) || allowed_as(b, a)) continue;
       errors.push_back(fmt::format("tensors {} [{}, {}) and {} [{}, {}) are live together and share {} bytes",

@@ -3,38 +3,57 @@
 #include <algorithm>
 #include <numeric>
 
+#include "dmo/plan/alias_groups.h"
+#include "dmo/plan/free_start.h"
+
 namespace dmo {
 
-Plan plan_tflm_greedy(const MemoryProblem& problem) {
+Plan plan_tflm_greedy(const MemoryProblem& problem, int64_t alignment) {
   const size_t n = problem.buffers.size();
+  const AliasGroups groups(problem);
   std::vector<int64_t> sizes(n);
-  for (size_t i = 0; i < n; ++i) sizes[i] = align_up(problem.buffers[i].size, kTflmBufferAlignment);
+  for (size_t i = 0; i < n; ++i) sizes[i] = align_up(problem.buffers[i].size, alignment);
 
-  // TFLM fills its sort array from the tail and bubble-sorts it (stable), so
-  // equal sizes end up in reverse buffer order.
-  std::vector<size_t> order(n);
-  std::iota(order.rbegin(), order.rend(), size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return sizes[a] > sizes[b]; });
+  // TFLM puts offline-planned buffers at the head of its sort array in
+  // buffer order and fills the rest from the tail, then bubble-sorts only
+  // the rest (stable), so equal sizes end up in reverse buffer order.
+  std::vector<size_t> fixed, online;
+  for (size_t i = n; i-- > 0;) {
+    const auto root = static_cast<int32_t>(i);
+    if (!groups.is_root(root)) continue;
+    (groups.fixed_root_offset(root) ? fixed : online).push_back(i);
+  }
+  std::reverse(fixed.begin(), fixed.end());
+  std::stable_sort(online.begin(), online.end(), [&](size_t a, size_t b) { return sizes[a] > sizes[b]; });
 
   Plan plan;
   plan.planner = "tflm_greedy";
   plan.offsets.assign(n, 0);
-  // Placed buffers kept sorted by offset, like TFLM's linked list.
-  std::vector<size_t> placed;
-  placed.reserve(n);
-  for (size_t k = 0; k < n; ++k) {
-    size_t b = order[k];
-    const Lifetime& life = problem.buffers[b].lifetime;
-    int64_t candidate = 0;
-    for (size_t p : placed) {
-      if (!problem.buffers[p].lifetime.intersects(life)) continue;
-      if (plan.offsets[p] - candidate >= sizes[b]) break;  // fits in the gap below p
-      candidate = std::max(candidate, plan.offsets[p] + sizes[p]);
+  std::vector<char> placed(n, 0);
+  auto put = [&](int32_t root, int64_t offset) {
+    for (int32_t m : groups.members(root)) {
+      plan.offsets[static_cast<size_t>(m)] = offset + groups.offset_in_root(m);
+      placed[static_cast<size_t>(m)] = 1;
     }
-    plan.offsets[b] = candidate;
-    auto at = std::upper_bound(placed.begin(), placed.end(), candidate,
-                               [&](int64_t offset, size_t p) { return offset < plan.offsets[p]; });
-    placed.insert(at, b);
+  };
+  for (size_t r : fixed) put(static_cast<int32_t>(r), *groups.fixed_root_offset(static_cast<int32_t>(r)));
+  // TFLM walks its offset-sorted list of placed buffers and takes the first
+  // gap that fits: the lowest offset that collides with none of them.
+  StartRanges forbidden;
+  for (size_t r : online) {
+    const auto root = static_cast<int32_t>(r);
+    forbidden.clear();
+    for (int32_t m : groups.members(root)) {
+      const auto mi = static_cast<size_t>(m);
+      if (sizes[mi] == 0) continue;
+      for (size_t p = 0; p < n; ++p) {
+        if (!placed[p] || sizes[p] == 0 || groups.same_group(root, static_cast<int32_t>(p))) continue;
+        if (!problem.buffers[p].lifetime.intersects(problem.buffers[mi].lifetime)) continue;
+        const int64_t shift = groups.offset_in_root(m);
+        forbidden.emplace_back(plan.offsets[p] - sizes[mi] - shift, plan.offsets[p] + sizes[p] - shift);
+      }
+    }
+    put(root, lowest_free_start(forbidden, groups.alignment(root, alignment), groups.lowest_root_offset(root)));
   }
   for (size_t i = 0; i < n; ++i) plan.arena_size = std::max(plan.arena_size, plan.offsets[i] + sizes[i]);
   return plan;

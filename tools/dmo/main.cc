@@ -16,7 +16,7 @@ int run(int argc, char** argv) {
       dmo::cli::add_info_command(app), dmo::cli::add_plan_command(app), dmo::cli::add_run_command(app),
       dmo::cli::add_overlap_command(app), dmo::cli::add_verify_command(app),
       dmo::cli::add_export_command(app), dmo::cli::add_zoo_command(app),
-      dmo::cli::add_trace_command(app)};
+      dmo::cli::add_trace_command(app), dmo::cli::add_solve_command(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

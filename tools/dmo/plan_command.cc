@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "dmo/plan/problem_file.h"
 #include "dmo/report/plan_report.h"
 #include "dmo/zoo/zoo.h"
 #include "dmo/report/plan_svg.h"
@@ -20,6 +21,7 @@ Command add_plan_command(CLI::App& app) {
     std::string svg;
     int64_t alignment = 16;
     std::string walks = "any";
+    std::string dump_problem;
   };
   auto options = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("plan", "Arena figures of a model: naive, TFLM's greedy planner, lower bound");
@@ -38,6 +40,9 @@ Command add_plan_command(CLI::App& app) {
                   "kernel walking orders to plan for: any (default; conv, depthwise conv and pooling may walk their "
                   "output descending, as dmo's runtime can) or ascending (TFLite's order only, what TFLM runs)")
       ->check(CLI::IsMember({"any", "ascending"}));
+  cmd->add_option("--dump-problem", options->dump_problem,
+                  "write the problem dmo's planner solved (buffers, lifetimes, overlap pairs) to this JSON file, "
+                  "for `dmo solve`");
   cmd->add_option("--svg", options->svg, "draw the arena over time, TFLM's plan beside dmo's, into this SVG file");
   return [options] {
     Graph graph = load_model(options->model);
@@ -49,6 +54,7 @@ Command add_plan_command(CLI::App& app) {
     report_options.alignment = options->alignment;
     report_options.allow_descending = options->walks == "any";
     PlanReport report = make_plan_report(graph, report_options);
+    if (!options->dump_problem.empty()) write_text_file(options->dump_problem, problem_json(report.problem));
     if (!options->svg.empty()) write_text_file(options->svg, plan_svg(graph, report));
     if (options->json) std::cout << plan_report_json(graph, report).dump(2) << '\n';
     else std::cout << plan_report_text(graph, report);

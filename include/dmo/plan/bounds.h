@@ -12,14 +12,21 @@ namespace dmo {
 int64_t naive_bytes(const MemoryProblem& problem);
 
 // Bytes live while each op runs (its inputs and outputs included). Buffers
-// created before op 0 count from op 0.
+// created before op 0 count from op 0; an alias group's bytes count once.
 std::vector<int64_t> live_bytes_per_op(const MemoryProblem& problem);
 
-// No plan without overlaps can use less: the largest per-op live total.
+// The most bytes the overlap pairs live at each op can save there. Every
+// shared byte lies in one output and one input, within the safe overlap of
+// their pair (the larger of either walk) at one end of each, so the saving
+// is at most the sum over outputs of their largest pair's overlap, and the
+// same over inputs: the smaller sum. One pair: its safe overlap.
+std::vector<int64_t> overlap_saving_per_op(const MemoryProblem& problem);
+
+// No plan without overlaps can use less: the largest per-op live total (and
+// the end of every fixed buffer).
 int64_t lower_bound_bytes(const MemoryProblem& problem);
 
-// With overlaps: at each op the live bytes less the safe overlap of the
-// op's overlap pair (the largest of either walk, and of its pairs).
+// With overlaps: at each op the live bytes less the overlap saving there.
 int64_t lower_bound_with_overlap_bytes(const MemoryProblem& problem);
 
 // The per-op bound with overlaps, tightened by chains: when an op's live
@@ -29,7 +36,9 @@ int64_t lower_bound_with_overlap_bytes(const MemoryProblem& problem);
 // such ops that can only walk one way, where each output is the next op's
 // overlapped input, the displacements add up, so the run's first input
 // needs its size plus all of them. Ops that may walk either way can turn
-// the run back and add nothing here. The smallest arena meeting both.
+// the run back and add nothing here, and so do ops where several pairs are
+// live (any of them may be the one that overlaps). The smallest arena
+// meeting both.
 int64_t chain_lower_bound_with_overlap_bytes(const MemoryProblem& problem);
 
 }  // namespace dmo

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "dmo/model/graph.h"
@@ -14,6 +15,20 @@ struct BufferRequest {
   int32_t tensor = 0;  // tensor index in the subgraph
   int64_t size = 0;    // bytes
   Lifetime lifetime;
+  // Bytes the offset must be a multiple of; 0 takes the planner's default.
+  int64_t alignment = 0;
+  // Where the buffer must sit (e.g. an offline plan's offset): planners put
+  // it exactly there first and plan the others around it.
+  std::optional<int64_t> fixed_offset{};
+};
+
+// Buffer `buffer` is a view into `base`: it lives at offset(base) + offset,
+// e.g. a producer writing straight into its slice of a concatenation.
+// Planners place it with its base; the two are never a collision.
+struct BufferAlias {
+  int32_t buffer = 0;  // indices into MemoryProblem::buffers
+  int32_t base = 0;
+  int64_t offset = 0;
 };
 
 // The output buffer of an op may overlap a dying input buffer in one of two
@@ -24,7 +39,8 @@ struct BufferRequest {
 //  - descending (ops/walk_order.h): the output above the input, over the
 //    input's end by up to `safe_overlap_descending` bytes, i.e. the output
 //    starts at least |I| - safe_overlap_descending bytes above the input's.
-// 0 forbids that side.
+// 0 forbids that side. An op may have several pairs (e.g. ADD with two
+// dying inputs, or several outputs); its kernel walks one way for all.
 struct OverlapPair {
   int32_t op = 0;
   int32_t output_buffer = 0;  // indices into MemoryProblem::buffers
@@ -37,10 +53,22 @@ struct MemoryProblem {
   int32_t op_count = 0;
   std::vector<BufferRequest> buffers;
   std::vector<OverlapPair> overlaps;
+  std::vector<BufferAlias> aliases;
 };
 
 // Buffers for the tensors TFLM plans in one subgraph, in tensor order (the
 // order TFLM adds them to its planner).
 MemoryProblem build_memory_problem(const Subgraph& subgraph);
+
+// The problem TFLM solves for subgraph 0: as above, with the offsets of the
+// model's OfflineMemoryAllocation (those >= 0) as fixed offsets. TFLM places
+// those tensors exactly there, unchecked, and plans the -1 ones around them.
+MemoryProblem build_tflm_memory_problem(const Graph& graph);
+
+// The alignment a buffer's offset needs under a planner whose default is
+// `default_alignment`.
+inline int64_t alignment_of(const BufferRequest& buffer, int64_t default_alignment) {
+  return buffer.alignment > 0 ? buffer.alignment : default_alignment;
+}
 
 }  // namespace dmo

@@ -3,13 +3,19 @@
 // placed buffer whose lifetime intersects, except that an op's output may
 // sit below its dying input with the input starting |O| - O_s above it
 // (ascending walk) or above it starting |I| - O_s_descending above the
-// input (descending walk). The plan records which ops must walk descending.
+// input (descending walk). An op with several pairs walks one way for all of
+// them. Fixed buffers go first, exactly where the problem puts them; an
+// alias group is placed as one piece, at its root's alignment and at
+// offsets that keep every member at its own. The plan records which ops
+// must walk descending.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <vector>
 
+#include "dmo/plan/alias_groups.h"
+#include "dmo/plan/free_start.h"
 #include "dmo/plan/memory_problem.h"
 #include "dmo/plan/plan.h"
 
@@ -17,7 +23,9 @@ namespace dmo {
 
 class OverlapPlacer {
  public:
-  // `use_overlaps` false ignores the problem's overlap pairs.
+  // `use_overlaps` false ignores the problem's overlap pairs; `alignment`
+  // is the default for buffers that name none. Throws dmo::Error for bad
+  // aliases (see AliasGroups).
   OverlapPlacer(const MemoryProblem& problem, int64_t alignment, bool use_overlaps);
 
   // Places the buffers in `order` (a permutation of buffer indices).
@@ -26,7 +34,8 @@ class OverlapPlacer {
   // Places the buffers in `order` at the HIGHEST aligned offset that keeps
   // each inside [0, arena): with the creation order this lets a chain of
   // diagonal overlaps step down through the arena and jump back up wherever
-  // there is room. Nothing when some buffer finds no place.
+  // there is room. Nothing when some buffer finds no place (or a fixed one
+  // ends above the arena).
   std::optional<Plan> place_highest(const std::vector<int32_t>& order, int64_t arena) const;
 
   // Buffers by first use (creation order), the order ops produce them.
@@ -39,25 +48,41 @@ class OverlapPlacer {
  private:
   struct Allowance {
     int32_t input;
+    int32_t op;
     int64_t ascending, descending;  // the pair's safe overlaps
   };
+  enum class Walk : char { kUndecided, kAscending, kDescending };
+  // How far a buffer may reach into another from below and from above.
+  struct Reach {
+    int64_t below = 0, above = 0;
+  };
+  struct State;
   // Buffer indices stably sorted by their lifetimes.
   std::vector<int32_t> by_lifetime(bool (*before)(const Lifetime&, const Lifetime&)) const;
-  // The overlap pair of (output, input), if there is one.
-  const Allowance* allowance(int32_t output, int32_t input) const;
+  // What the overlap pairs between x and t allow, given the ops' walks.
+  Reach reach(int32_t x, int32_t t, const std::vector<Walk>& walks) const;
+  // Forbidden open ranges for the offset of alias group `root`.
+  void forbidden_ranges(int32_t root, const State& state, StartRanges& ranges) const;
+  // Puts group `root` at `offset`; records the walks its touching pairs
+  // need. False (nothing recorded) when an undecided op would need both;
+  // that op is then `mixed_op`.
+  bool put(int32_t root, int64_t offset, State& state, int32_t& mixed_op) const;
+  void unput(int32_t root, State& state) const;
+  // Fixed groups, then the others in `order`, each at `choose(root, ranges)`.
+  template <typename Choose>
+  std::optional<Plan> place_with(const std::vector<int32_t>& order, std::optional<int64_t> arena, Choose choose) const;
   // Arena size and the ops that must walk descending.
   void finish(Plan& plan) const;
-  // Forbidden open ranges for the start of `x` given the placed buffers.
-  void forbidden_ranges(int32_t x, const Plan& plan, const std::vector<char>& placed,
-                        std::vector<std::pair<int64_t, int64_t>>& ranges) const;
 
   const MemoryProblem& problem_;
   int64_t alignment_;
+  AliasGroups groups_;
   std::vector<std::vector<Allowance>> overlaps_of_;  // per output buffer
-  std::vector<std::vector<int32_t>> conflicts_;                      // buffers with intersecting lifetimes
+  std::vector<std::vector<int32_t>> pairs_of_;       // overlap pair indices per buffer (either side)
+  std::vector<std::vector<int32_t>> conflicts_;      // buffers with intersecting lifetimes, other groups
 };
 
-// The ops whose overlap pair the plan uses from above (output above its
+// The ops with an overlap pair the plan uses from above (output above its
 // input), so their kernels must walk descending; sorted.
 std::vector<int32_t> descending_ops(const MemoryProblem& problem, const Plan& plan);
 

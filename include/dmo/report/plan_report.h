@@ -29,6 +29,10 @@ struct PlanReportOptions {
 struct PlanReport {
   MemoryProblem problem;           // subgraph 0, with the overlap pairs dmo uses
   std::vector<Lifetime> lifetimes; // per tensor of subgraph 0
+  // What TFLM plans: `problem`'s buffers (no overlap pairs) with the model's
+  // offline offsets fixed, as TFLM's allocator does.
+  MemoryProblem tflm_problem;
+  int32_t offline_planned_buffers = 0;  // buffers of tflm_problem with a fixed offset
   Plan tflm_greedy;
   int64_t naive_bytes = 0;
   int64_t lower_bound_bytes = 0;

@@ -1,0 +1,24 @@
+// The plans dmo reports for a problem: dmo's planner with overlaps, never
+// above TFLM's greedy plan of the same problem (that plan is taken when it
+// is smaller), walking descending only where that saves bytes. Every plan
+// is checked by the validator before it is returned.
+#pragma once
+
+#include <cstdint>
+
+#include "dmo/plan/memory_problem.h"
+#include "dmo/plan/plan.h"
+
+namespace dmo {
+
+struct DmoPlanChoice {
+  Plan dmo;
+  // Every op walking ascending (TFLite's kernels); == dmo when dmo walks
+  // no op descending.
+  Plan dmo_ascending;
+};
+
+// Throws std::logic_error when a planner's plan fails validation.
+DmoPlanChoice choose_dmo_plan(const MemoryProblem& problem, int64_t alignment);
+
+}  // namespace dmo

@@ -1,0 +1,53 @@
+#include "dmo/plan/dmo_plan_choice.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "dmo/plan/dmo_planner.h"
+#include "dmo/plan/plan_validator.h"
+#include "dmo/plan/tflm_greedy_planner.h"
+
+namespace dmo {
+
+namespace {
+
+void require_valid(const MemoryProblem& problem, const Plan& plan, int64_t alignment) {
+  std::vector<std::string> errors = validate_plan(problem, plan, alignment);
+  if (!errors.empty()) throw std::logic_error(fmt::format("{} plan is invalid: {}", plan.planner, errors.front()));
+}
+
+// Never worse than what users have today. TFLM's offsets are multiples of
+// its 16 bytes, so at a larger alignment it rounds to that instead.
+Plan plan_no_worse_than_tflm(const MemoryProblem& problem, int64_t alignment) {
+  DmoPlannerOptions options;
+  options.alignment = alignment;
+  Plan plan = plan_dmo(problem, options);
+  require_valid(problem, plan, alignment);
+  Plan tflm = plan_tflm_greedy(problem, std::max(alignment, kTflmBufferAlignment));
+  if (tflm.arena_size < plan.arena_size && validate_plan(problem, tflm, alignment).empty()) {
+    plan = std::move(tflm);
+    plan.planner = "dmo (TFLM greedy order)";
+  }
+  return plan;
+}
+
+}  // namespace
+
+DmoPlanChoice choose_dmo_plan(const MemoryProblem& problem, int64_t alignment) {
+  DmoPlanChoice choice;
+  choice.dmo = plan_no_worse_than_tflm(problem, alignment);
+  if (choice.dmo.descending_ops.empty()) {
+    choice.dmo_ascending = choice.dmo;
+    return choice;
+  }
+  MemoryProblem ascending = problem;
+  for (OverlapPair& pair : ascending.overlaps) pair.safe_overlap_descending = 0;
+  choice.dmo_ascending = plan_no_worse_than_tflm(ascending, alignment);
+  // An ascending plan of the same size also runs on TFLM's kernels.
+  if (choice.dmo_ascending.arena_size <= choice.dmo.arena_size) choice.dmo = choice.dmo_ascending;
+  return choice;
+}
+
+}  // namespace dmo

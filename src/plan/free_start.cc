@@ -1,0 +1,51 @@
+#include "dmo/plan/free_start.h"
+
+#include <algorithm>
+
+#include "dmo/plan/plan.h"
+
+namespace dmo {
+
+namespace {
+
+int64_t align_down(int64_t value, int64_t alignment) {
+  const int64_t rounded = value / alignment * alignment;
+  return rounded > value ? rounded - alignment : rounded;  // division truncates towards 0
+}
+
+}  // namespace
+
+int64_t lowest_free_start(StartRanges& forbidden, int64_t alignment, int64_t from) {
+  std::sort(forbidden.begin(), forbidden.end());
+  // The candidate only grows, so repeat until no range holds it.
+  int64_t candidate = align_up(from, alignment);
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (const auto& [lo, hi] : forbidden) {
+      if (lo >= candidate) break;  // sorted: no later range starts below the candidate
+      if (candidate < hi) {
+        candidate = align_up(hi, alignment);
+        moved = true;
+      }
+    }
+  }
+  return candidate;
+}
+
+std::optional<int64_t> highest_free_start(const StartRanges& forbidden, int64_t alignment, int64_t from, int64_t to) {
+  // The candidate only shrinks, so repeat until no range holds it.
+  int64_t candidate = align_down(to, alignment);
+  for (bool moved = true; moved && candidate >= from;) {
+    moved = false;
+    for (const auto& [lo, hi] : forbidden) {
+      if (lo < candidate && candidate < hi) {
+        candidate = align_down(lo, alignment);
+        moved = true;
+      }
+    }
+  }
+  if (candidate < from) return std::nullopt;
+  return candidate;
+}
+
+}  // namespace dmo
