@@ -78,13 +78,14 @@ inline AddSubRequantization add_sub_requantization(const OpContext& ctx, Activat
   return r;
 }
 
-// A quantized ADD or SUB with output type T: `Operation` (&AddSubRequantization::add
-// or ::subtract) on every broadcast pair of inputs. `arithmetic` says how
-// the op computes its multipliers.
-template <typename T, auto Operation, class Memory>
-void quantized_add_sub(const OpContext& ctx, Memory& mem, Activation activation, AddSubScaleArithmetic arithmetic) {
+// The prepared quantized ADD or SUB with output type T: `Operation`
+// (&AddSubRequantization::add or ::subtract) on every broadcast pair of
+// inputs. `arithmetic` says how the op computes its multipliers.
+template <typename T, auto Operation>
+PreparedKernel prepare_quantized_add_sub(const OpContext& ctx, Activation activation,
+                                         AddSubScaleArithmetic arithmetic) {
   const AddSubRequantization q = add_sub_requantization(ctx, activation, arithmetic);
-  broadcast_binary<T>(ctx, mem, [&q](T a, T b) { return static_cast<T>((q.*Operation)(a, b)); });
+  return broadcast_binary_kernel<T>(ctx, [q](T a, T b) { return static_cast<T>((q.*Operation)(a, b)); });
 }
 
 }  // namespace dmo

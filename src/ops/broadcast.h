@@ -6,23 +6,29 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
-#include <vector>
+#include <utility>
 
 #include <fmt/format.h>
 
 #include "dmo/model/tensor.h"
+#include "dmo/ops/kernel_io.h"
 #include "dmo/ops/op_context.h"
+#include "dmo/ops/prepared_kernel.h"
 
 namespace dmo {
 
-class BroadcastCursor {
+// Two input shapes broadcast to an output shape, checked once in prepare:
+// the output's dimensions and each input's strides, all extended to the
+// same rank, in fixed arrays so that walking them allocates nothing.
+class BroadcastShape {
  public:
   // TFLite broadcasts up to 6 dimensions.
   static constexpr size_t kMaxRank = 6;
 
   // Fails the op unless `a` and `b` broadcast to exactly `output`.
-  BroadcastCursor(const OpContext& ctx, const Shape& a, const Shape& b, const Shape& output) {
+  BroadcastShape(const OpContext& ctx, const Shape& a, const Shape& b, const Shape& output) {
     const size_t rank = std::max({a.size(), b.size(), output.size()});
     ctx.require(rank <= kMaxRank, fmt::format("broadcasting supports up to {} dimensions, got {}", kMaxRank, rank));
     auto extended = [rank](const Shape& s) {
@@ -30,44 +36,27 @@ class BroadcastCursor {
       e.insert(e.end(), s.begin(), s.end());
       return e;
     };
-    const Shape ea = extended(a), eb = extended(b);
-    dims_ = extended(output);
+    const Shape ea = extended(a), eb = extended(b), dims = extended(output);
     for (size_t d = 0; d < rank; ++d) {
-      const bool fits = (ea[d] == dims_[d] || ea[d] == 1) && (eb[d] == dims_[d] || eb[d] == 1) &&
-                        (dims_[d] == std::max(ea[d], eb[d]) || dims_[d] == 0);
+      const bool fits = (ea[d] == dims[d] || ea[d] == 1) && (eb[d] == dims[d] || eb[d] == 1) &&
+                        (dims[d] == std::max(ea[d], eb[d]) || dims[d] == 0);
       ctx.require(fits, fmt::format("input shapes {} and {} do not broadcast to output shape {}",
                                     shape_to_string(a), shape_to_string(b), shape_to_string(output)));
     }
-    flat_ = ea == dims_ && eb == dims_;
+    rank_ = rank;
+    std::copy(dims.begin(), dims.end(), dims_.begin());
+    flat_ = ea == dims && eb == dims;
     stride_a_ = broadcast_strides(ea);
     stride_b_ = broadcast_strides(eb);
-    index_.assign(rank, 0);
-  }
-
-  // Element indices of the two inputs for the current output element.
-  int64_t first() const { return flat_ ? position_ : a_; }
-  int64_t second() const { return flat_ ? position_ : b_; }
-
-  // Moves to the next output element in row-major order.
-  void advance() {
-    ++position_;
-    if (flat_) return;
-    for (size_t d = dims_.size(); d-- > 0;) {
-      if (++index_[d] < dims_[d]) {
-        a_ += stride_a_[d];
-        b_ += stride_b_[d];
-        return;
-      }
-      a_ -= stride_a_[d] * (dims_[d] - 1);
-      b_ -= stride_b_[d] * (dims_[d] - 1);
-      index_[d] = 0;
-    }
   }
 
  private:
+  friend class BroadcastCursor;
+  using Strides = std::array<int64_t, kMaxRank>;
+
   // Row-major strides of an input, 0 where it is broadcast along the output.
-  std::vector<int64_t> broadcast_strides(const Shape& input) const {
-    std::vector<int64_t> strides(input.size(), 0);
+  Strides broadcast_strides(const Shape& input) const {
+    Strides strides{};
     int64_t stride = 1;
     for (size_t d = input.size(); d-- > 0;) {
       strides[d] = input[d] == dims_[d] ? stride : 0;
@@ -76,10 +65,41 @@ class BroadcastCursor {
     return strides;
   }
 
-  Shape dims_;
-  std::vector<int64_t> stride_a_, stride_b_;
-  std::vector<int32_t> index_;
+  size_t rank_ = 0;
+  std::array<int32_t, kMaxRank> dims_{};
+  Strides stride_a_{}, stride_b_{};
   bool flat_ = true;
+};
+
+// Walks the output of a BroadcastShape in row-major order, each input
+// following along with stride 0 in the dimensions it broadcasts.
+class BroadcastCursor {
+ public:
+  explicit BroadcastCursor(const BroadcastShape& shape) : shape_(shape) {}
+
+  // Element indices of the two inputs for the current output element.
+  int64_t first() const { return shape_.flat_ ? position_ : a_; }
+  int64_t second() const { return shape_.flat_ ? position_ : b_; }
+
+  // Moves to the next output element in row-major order.
+  void advance() {
+    ++position_;
+    if (shape_.flat_) return;
+    for (size_t d = shape_.rank_; d-- > 0;) {
+      if (++index_[d] < shape_.dims_[d]) {
+        a_ += shape_.stride_a_[d];
+        b_ += shape_.stride_b_[d];
+        return;
+      }
+      a_ -= shape_.stride_a_[d] * (shape_.dims_[d] - 1);
+      b_ -= shape_.stride_b_[d] * (shape_.dims_[d] - 1);
+      index_[d] = 0;
+    }
+  }
+
+ private:
+  const BroadcastShape& shape_;
+  std::array<int32_t, BroadcastShape::kMaxRank> index_{};
   int64_t position_ = 0, a_ = 0, b_ = 0;
 };
 
@@ -97,17 +117,38 @@ T load_as(Memory& mem, const TensorRef& t, int64_t i) {
 // out[i] = f(a[ia], b[ib]) over the output in row-major order, storing each
 // output element right after loading the two input elements it needs.
 template <typename T, class Memory, class F>
-void broadcast_binary(const OpContext& ctx, Memory& mem, F&& f) {
-  const TensorRef& a = ctx.input(0);
-  const TensorRef& b = ctx.input(1);
-  const TensorRef& out = ctx.output(0);
-  BroadcastCursor cursor(ctx, a.shape(), b.shape(), out.shape());
+void broadcast_binary(const BroadcastShape& shape, const KernelIO& io, Memory& mem, const F& f) {
+  const TensorRef& a = io.input(0);
+  const TensorRef& b = io.input(1);
+  const TensorRef& out = io.output(0);
+  BroadcastCursor cursor(shape);
   const int64_t n = out.elements();
   for (int64_t i = 0; i < n; ++i, cursor.advance()) {
     const T x = load_as<T>(mem, a, cursor.first());
     const T y = load_as<T>(mem, b, cursor.second());
     mem.template store<T>(out, i, f(x, y));
   }
+}
+
+// A prepared binary kernel: the checked broadcast and `f`, which carries
+// the prepared parameters (a lambda capturing them by value).
+template <typename T, class F>
+struct BroadcastBinaryKernel {
+  BroadcastShape shape;
+  F f;
+
+  template <class Memory>
+  void eval(const KernelIO& io, Memory& mem) const {
+    broadcast_binary<T>(shape, io, mem, f);
+  }
+};
+
+// Prepares f over inputs 0 and 1 of `ctx` broadcast to output 0; fails
+// unless their shapes broadcast.
+template <typename T, class F>
+PreparedKernel broadcast_binary_kernel(const OpContext& ctx, F f) {
+  BroadcastShape shape(ctx, ctx.input(0).shape(), ctx.input(1).shape(), ctx.output(0).shape());
+  return PreparedKernel::of(BroadcastBinaryKernel<T, F>{shape, std::move(f)});
 }
 
 }  // namespace dmo

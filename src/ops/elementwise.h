@@ -1,13 +1,14 @@
 // What the element-wise, activation, pooling and softmax kernels share: the
 // checks of operand counts and types, the per-tensor quantization of an
 // operand, the fused activation of ADD, SUB and MUL, and the flat
-// element-wise loop.
+// element-wise loop with its prepared kernel.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <string_view>
+#include <utility>
 #include <variant>
 
 #include <fmt/format.h>
@@ -16,7 +17,9 @@
 #include "dmo/model/op_params.h"
 #include "dmo/ops/activation_range.h"
 #include "dmo/ops/fixed_point.h"
+#include "dmo/ops/kernel_io.h"
 #include "dmo/ops/op_context.h"
+#include "dmo/ops/prepared_kernel.h"
 
 namespace dmo {
 
@@ -84,11 +87,28 @@ inline int32_t clamp_to(int32_t value, int32_t low, int32_t high) { return std::
 // out[i] = f(in[i]) in flat order: each output element is stored right after
 // the one input element it needs is loaded.
 template <typename In, typename Out, class Memory, class F>
-void map_elements(const OpContext& ctx, Memory& mem, F&& f) {
-  const TensorRef& in = ctx.input(0);
-  const TensorRef& out = ctx.output(0);
+void map_elements(const KernelIO& io, Memory& mem, const F& f) {
+  const TensorRef& in = io.input(0);
+  const TensorRef& out = io.output(0);
   const int64_t n = out.elements();
   for (int64_t i = 0; i < n; ++i) mem.template store<Out>(out, i, f(mem.template load<In>(in, i)));
+}
+
+// A prepared element-wise kernel: `f` carries the prepared parameters (a
+// lambda capturing them by value) and eval maps it over the elements.
+template <typename In, typename Out, class F>
+struct MapElementsKernel {
+  F f;
+
+  template <class Memory>
+  void eval(const KernelIO& io, Memory& mem) const {
+    map_elements<In, Out>(io, mem, f);
+  }
+};
+
+template <typename In, typename Out, class F>
+PreparedKernel map_elements_kernel(F f) {
+  return PreparedKernel::of(MapElementsKernel<In, Out, F>{std::move(f)});
 }
 
 }  // namespace dmo

@@ -30,19 +30,6 @@ struct OneStepKernel {
   template <class Memory>
   static void run(const OpContext& ctx, Memory& memory) {
     switch (static_cast<OpKind>(ctx.op->builtin_code)) {
-      case OpKind::kFullyConnected: return run_fully_connected(ctx, memory);
-      case OpKind::kAdd: return run_add(ctx, memory);
-      case OpKind::kSub: return run_sub(ctx, memory);
-      case OpKind::kMul: return run_mul(ctx, memory);
-      case OpKind::kRelu: return run_relu(ctx, memory);
-      case OpKind::kRelu6: return run_relu6(ctx, memory);
-      case OpKind::kReluN1To1: return run_relu_n1_to_1(ctx, memory);
-      case OpKind::kLogistic: return run_logistic(ctx, memory);
-      case OpKind::kTanh: return run_tanh(ctx, memory);
-      case OpKind::kHardSwish: return run_hard_swish(ctx, memory);
-      case OpKind::kSoftmax: return run_softmax(ctx, memory);
-      case OpKind::kQuantize: return run_quantize(ctx, memory);
-      case OpKind::kDequantize: return run_dequantize(ctx, memory);
       case OpKind::kReshape: return run_reshape(ctx, memory);
       case OpKind::kSqueeze: return run_squeeze(ctx, memory);
       case OpKind::kConcatenation: return run_concatenation(ctx, memory);
@@ -60,9 +47,6 @@ struct OneStepKernel {
 
 bool has_one_step_kernel(OpKind kind) {
   switch (kind) {
-    case OpKind::kFullyConnected: case OpKind::kAdd: case OpKind::kSub: case OpKind::kMul: case OpKind::kRelu:
-    case OpKind::kRelu6: case OpKind::kReluN1To1: case OpKind::kLogistic: case OpKind::kTanh:
-    case OpKind::kHardSwish: case OpKind::kSoftmax: case OpKind::kQuantize: case OpKind::kDequantize:
     case OpKind::kReshape: case OpKind::kSqueeze: case OpKind::kConcatenation: case OpKind::kSplit:
     case OpKind::kPad: case OpKind::kPadV2: case OpKind::kMean: case OpKind::kStridedSlice: case OpKind::kSvdf:
       return true;
@@ -82,6 +66,19 @@ PreparedKernel prepare_kernel(const OpContext& ctx) {
     case OpKind::kDepthwiseConv2D: return prepare_depthwise_conv2d(ctx);
     case OpKind::kAveragePool2D: return prepare_average_pool_2d(ctx);
     case OpKind::kMaxPool2D: return prepare_max_pool_2d(ctx);
+    case OpKind::kFullyConnected: return prepare_fully_connected(ctx);
+    case OpKind::kAdd: return prepare_add(ctx);
+    case OpKind::kSub: return prepare_sub(ctx);
+    case OpKind::kMul: return prepare_mul(ctx);
+    case OpKind::kSoftmax: return prepare_softmax(ctx);
+    case OpKind::kRelu: return prepare_relu(ctx);
+    case OpKind::kRelu6: return prepare_relu6(ctx);
+    case OpKind::kReluN1To1: return prepare_relu_n1_to_1(ctx);
+    case OpKind::kLogistic: return prepare_logistic(ctx);
+    case OpKind::kTanh: return prepare_tanh(ctx);
+    case OpKind::kHardSwish: return prepare_hard_swish(ctx);
+    case OpKind::kQuantize: return prepare_quantize(ctx);
+    case OpKind::kDequantize: return prepare_dequantize(ctx);
     default: break;
   }
   if (has_one_step_kernel(kind)) return PreparedKernel::of(OneStepKernel{ctx.subgraph, ctx.op, ctx.op_index});

@@ -14,21 +14,24 @@ PreparedKernel prepare_depthwise_conv2d(const OpContext& ctx);
 PreparedKernel prepare_average_pool_2d(const OpContext& ctx);
 PreparedKernel prepare_max_pool_2d(const OpContext& ctx);
 
+// Kernels that walk their output ascending in flat order (FULLY_CONNECTED
+// and SOFTMAX row by row, the binary ops with their inputs broadcast).
+PreparedKernel prepare_fully_connected(const OpContext& ctx);
+PreparedKernel prepare_add(const OpContext& ctx);
+PreparedKernel prepare_sub(const OpContext& ctx);
+PreparedKernel prepare_mul(const OpContext& ctx);
+PreparedKernel prepare_softmax(const OpContext& ctx);
+PreparedKernel prepare_relu(const OpContext& ctx);
+PreparedKernel prepare_relu6(const OpContext& ctx);
+PreparedKernel prepare_relu_n1_to_1(const OpContext& ctx);
+PreparedKernel prepare_logistic(const OpContext& ctx);
+PreparedKernel prepare_tanh(const OpContext& ctx);
+PreparedKernel prepare_hard_swish(const OpContext& ctx);
+PreparedKernel prepare_quantize(const OpContext& ctx);
+PreparedKernel prepare_dequantize(const OpContext& ctx);
+
 // Kernels still in one step (checks and loops together), run through an
 // adapter by prepare_kernel until they are split.
-template <class Memory> void run_fully_connected(const OpContext& ctx, Memory& mem);
-template <class Memory> void run_add(const OpContext& ctx, Memory& mem);
-template <class Memory> void run_sub(const OpContext& ctx, Memory& mem);
-template <class Memory> void run_mul(const OpContext& ctx, Memory& mem);
-template <class Memory> void run_relu(const OpContext& ctx, Memory& mem);
-template <class Memory> void run_relu6(const OpContext& ctx, Memory& mem);
-template <class Memory> void run_relu_n1_to_1(const OpContext& ctx, Memory& mem);
-template <class Memory> void run_logistic(const OpContext& ctx, Memory& mem);
-template <class Memory> void run_tanh(const OpContext& ctx, Memory& mem);
-template <class Memory> void run_hard_swish(const OpContext& ctx, Memory& mem);
-template <class Memory> void run_softmax(const OpContext& ctx, Memory& mem);
-template <class Memory> void run_quantize(const OpContext& ctx, Memory& mem);
-template <class Memory> void run_dequantize(const OpContext& ctx, Memory& mem);
 template <class Memory> void run_reshape(const OpContext& ctx, Memory& mem);
 template <class Memory> void run_squeeze(const OpContext& ctx, Memory& mem);
 template <class Memory> void run_concatenation(const OpContext& ctx, Memory& mem);

@@ -1,4 +1,5 @@
-// HARD_SWISH: x * relu6(x + 3) / 6.
+// HARD_SWISH: x * relu6(x + 3) / 6, mirroring TFLM's reference_ops::HardSwish
+// (float, int8) and TFLite's (uint8).
 //  - FLOAT32: TFLite's reference, in float.
 //  - INT8 (TFLite Micro) and UINT8 (TFLite): reference_ops::HardSwish in
 //    16-bit fixed point: the input on a 2^7 finer scale, a "relu-ish" factor
@@ -12,7 +13,6 @@
 
 #include "../elementwise.h"
 #include "dmo/ops/fixed_point.h"
-#include "dmo/ops/kernel_instantiation.h"
 #include "dmo/ops/kernels.h"
 
 namespace dmo {
@@ -104,28 +104,25 @@ T hard_swish_quantized(const HardSwishParams& p, T x) {
 
 }  // namespace
 
-template <class Memory>
-void run_hard_swish(const OpContext& ctx, Memory& mem) {
+PreparedKernel prepare_hard_swish(const OpContext& ctx) {
   require_operand_counts(ctx, 1, 1);
   require_output_type_matches_input(ctx);
   require_same_element_count(ctx);
   const DataType type = ctx.input(0).type();
   switch (type) {
     case DataType::kFloat32:
-      return map_elements<float, float>(
-          ctx, mem, [](float in) { return in * std::min(6.0f, std::max(0.0f, in + 3)) / 6; });
+      return map_elements_kernel<float, float>(
+          [](float in) { return in * std::min(6.0f, std::max(0.0f, in + 3)) / 6; });
     case DataType::kInt8: {
       const HardSwishParams p = hard_swish_params(ctx);
-      return map_elements<int8_t, int8_t>(ctx, mem, [&p](int8_t x) { return hard_swish_quantized(p, x); });
+      return map_elements_kernel<int8_t, int8_t>([p](int8_t x) { return hard_swish_quantized(p, x); });
     }
     case DataType::kUInt8: {
       const HardSwishParams p = hard_swish_params(ctx);
-      return map_elements<uint8_t, uint8_t>(ctx, mem, [&p](uint8_t x) { return hard_swish_quantized(p, x); });
+      return map_elements_kernel<uint8_t, uint8_t>([p](uint8_t x) { return hard_swish_quantized(p, x); });
     }
     default: fail_unsupported_type(ctx, "input", type, "FLOAT32, INT8, UINT8");
   }
 }
-
-DMO_INSTANTIATE_KERNEL(run_hard_swish);
 
 }  // namespace dmo

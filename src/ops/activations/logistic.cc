@@ -1,4 +1,6 @@
-// LOGISTIC.
+// LOGISTIC, mirroring TFLM's reference_ops::Logistic (float) and
+// reference_integer_ops::Logistic (int8), and TFLite's reference_ops::Logistic
+// (uint8).
 //  - FLOAT32: TFLite's reference: 1 for x > 16.619..., exp(x) for x < -9,
 //    else 1 / (1 + exp(-x)), in float.
 //  - INT8: TFLite Micro's reference_integer_ops::Logistic: fixed-point
@@ -11,7 +13,6 @@
 
 #include "../elementwise.h"
 #include "../fixed_point_math.h"
-#include "dmo/ops/kernel_instantiation.h"
 #include "dmo/ops/kernels.h"
 #include "sigmoid_input_scaling.h"
 
@@ -33,19 +34,18 @@ int32_t logistic_in_256ths(const SigmoidInputScaling& s, int32_t difference) {
 
 }  // namespace
 
-template <class Memory>
-void run_logistic(const OpContext& ctx, Memory& mem) {
+PreparedKernel prepare_logistic(const OpContext& ctx) {
   require_operand_counts(ctx, 1, 1);
   require_output_type_matches_input(ctx);
   require_same_element_count(ctx);
   const DataType type = ctx.input(0).type();
   switch (type) {
-    case DataType::kFloat32: return map_elements<float, float>(ctx, mem, logistic_float);
+    case DataType::kFloat32: return map_elements_kernel<float, float>(logistic_float);
     case DataType::kInt8: {
       const AffineQuantization out = affine_quantization(ctx, ctx.output(0), "output");
       ctx.require(out.zero_point == -128, "output zero point must be -128");
       const SigmoidInputScaling s = sigmoid_input_scaling(ctx);
-      return map_elements<int8_t, int8_t>(ctx, mem, [&s](int8_t x) -> int8_t {
+      return map_elements_kernel<int8_t, int8_t>([s](int8_t x) -> int8_t {
         const int32_t difference = static_cast<int32_t>(x) - s.zero_point;
         if (difference <= -s.radius) return -128;
         if (difference >= s.radius) return 127;
@@ -54,7 +54,7 @@ void run_logistic(const OpContext& ctx, Memory& mem) {
     }
     case DataType::kUInt8: {
       const SigmoidInputScaling s = sigmoid_input_scaling(ctx);
-      return map_elements<uint8_t, uint8_t>(ctx, mem, [&s](uint8_t x) -> uint8_t {
+      return map_elements_kernel<uint8_t, uint8_t>([s](uint8_t x) -> uint8_t {
         const int32_t difference = static_cast<int32_t>(x) - s.zero_point;
         if (difference <= -s.radius) return 0;
         if (difference >= s.radius) return 255;
@@ -64,7 +64,5 @@ void run_logistic(const OpContext& ctx, Memory& mem) {
     default: fail_unsupported_type(ctx, "input", type, "FLOAT32, INT8, UINT8");
   }
 }
-
-DMO_INSTANTIATE_KERNEL(run_logistic);
 
 }  // namespace dmo

@@ -1,4 +1,6 @@
-// RELU, RELU6 and RELU_N1_TO_1.
+// RELU, RELU6 and RELU_N1_TO_1, mirroring TFLM's ReluFloat / Relu6Float
+// and ReluQuantized / Relu6Quantized (activations.cc), and TFLite's
+// reference_ops::Relu1 and QuantizedReluX for RELU_N1_TO_1.
 //  - FLOAT32: a clamp, written as TFLite's reference kernels write it.
 //  - RELU and RELU_N1_TO_1 on quantized types requantize to the output
 //    (TFLite Micro's ReluQuantized, TFLite's QuantizedReluX): multiplier
@@ -13,7 +15,6 @@
 
 #include "../elementwise.h"
 #include "dmo/ops/fixed_point.h"
-#include "dmo/ops/kernel_instantiation.h"
 #include "dmo/ops/kernels.h"
 
 namespace dmo {
@@ -42,10 +43,10 @@ ReluRequantization relu_requantization(const OpContext& ctx, float act_min, std:
   return r;
 }
 
-template <typename T, class Memory>
-void relu_requantized(const OpContext& ctx, Memory& mem, float act_min, std::optional<float> act_max) {
+template <typename T>
+PreparedKernel prepare_relu_requantized(const OpContext& ctx, float act_min, std::optional<float> act_max) {
   const ReluRequantization r = relu_requantization<T>(ctx, act_min, act_max);
-  map_elements<T, T>(ctx, mem, [&r](T x) {
+  return map_elements_kernel<T, T>([r](T x) {
     int32_t v = r.output_zero_point +
                 multiply_by_quantized_multiplier(static_cast<int32_t>(x) - r.input_zero_point, r.multiplier);
     v = std::max(r.min, v);
@@ -63,12 +64,12 @@ T quantize_saturated(float value, AffineQuantization q) {
   return static_cast<T>(result);
 }
 
-template <typename T, class Memory>
-void relu6_quantized(const OpContext& ctx, Memory& mem) {
+template <typename T>
+PreparedKernel prepare_relu6_quantized(const OpContext& ctx) {
   const AffineQuantization in = affine_quantization(ctx, ctx.input(0), "input");
   const T lower = static_cast<T>(in.zero_point);
   const T upper = quantize_saturated<T>(6.0f, in);
-  map_elements<T, T>(ctx, mem, [lower, upper](T x) { return x > upper ? upper : x < lower ? lower : x; });
+  return map_elements_kernel<T, T>([lower, upper](T x) { return x > upper ? upper : x < lower ? lower : x; });
 }
 
 void require_unary(const OpContext& ctx) {
@@ -79,49 +80,42 @@ void require_unary(const OpContext& ctx) {
 
 }  // namespace
 
-template <class Memory>
-void run_relu(const OpContext& ctx, Memory& mem) {
+PreparedKernel prepare_relu(const OpContext& ctx) {
   require_unary(ctx);
   const DataType type = ctx.input(0).type();
   switch (type) {
     case DataType::kFloat32:
-      return map_elements<float, float>(ctx, mem, [](float x) { return x < 0.0f ? 0.0f : x; });
-    case DataType::kInt8: return relu_requantized<int8_t>(ctx, mem, 0.0f, std::nullopt);
-    case DataType::kUInt8: return relu_requantized<uint8_t>(ctx, mem, 0.0f, std::nullopt);
-    case DataType::kInt16: return relu_requantized<int16_t>(ctx, mem, 0.0f, std::nullopt);
+      return map_elements_kernel<float, float>([](float x) { return x < 0.0f ? 0.0f : x; });
+    case DataType::kInt8: return prepare_relu_requantized<int8_t>(ctx, 0.0f, std::nullopt);
+    case DataType::kUInt8: return prepare_relu_requantized<uint8_t>(ctx, 0.0f, std::nullopt);
+    case DataType::kInt16: return prepare_relu_requantized<int16_t>(ctx, 0.0f, std::nullopt);
     default: fail_unsupported_type(ctx, "input", type, "FLOAT32, INT8, UINT8, INT16");
   }
 }
 
-template <class Memory>
-void run_relu6(const OpContext& ctx, Memory& mem) {
+PreparedKernel prepare_relu6(const OpContext& ctx) {
   require_unary(ctx);
   const DataType type = ctx.input(0).type();
   switch (type) {
     case DataType::kFloat32:
-      return map_elements<float, float>(ctx, mem, [](float x) { return x > 6.0f ? 6.0f : x < 0.0f ? 0.0f : x; });
-    case DataType::kInt8: return relu6_quantized<int8_t>(ctx, mem);
-    case DataType::kUInt8: return relu6_quantized<uint8_t>(ctx, mem);
-    case DataType::kInt16: return relu6_quantized<int16_t>(ctx, mem);
+      return map_elements_kernel<float, float>([](float x) { return x > 6.0f ? 6.0f : x < 0.0f ? 0.0f : x; });
+    case DataType::kInt8: return prepare_relu6_quantized<int8_t>(ctx);
+    case DataType::kUInt8: return prepare_relu6_quantized<uint8_t>(ctx);
+    case DataType::kInt16: return prepare_relu6_quantized<int16_t>(ctx);
     default: fail_unsupported_type(ctx, "input", type, "FLOAT32, INT8, UINT8, INT16");
   }
 }
 
-template <class Memory>
-void run_relu_n1_to_1(const OpContext& ctx, Memory& mem) {
+PreparedKernel prepare_relu_n1_to_1(const OpContext& ctx) {
   require_unary(ctx);
   const DataType type = ctx.input(0).type();
   switch (type) {
     case DataType::kFloat32:
-      return map_elements<float, float>(ctx, mem, [](float x) { return x > 1.0f ? 1.0f : x < -1.0f ? -1.0f : x; });
-    case DataType::kInt8: return relu_requantized<int8_t>(ctx, mem, -1.0f, 1.0f);
-    case DataType::kUInt8: return relu_requantized<uint8_t>(ctx, mem, -1.0f, 1.0f);
+      return map_elements_kernel<float, float>([](float x) { return x > 1.0f ? 1.0f : x < -1.0f ? -1.0f : x; });
+    case DataType::kInt8: return prepare_relu_requantized<int8_t>(ctx, -1.0f, 1.0f);
+    case DataType::kUInt8: return prepare_relu_requantized<uint8_t>(ctx, -1.0f, 1.0f);
     default: fail_unsupported_type(ctx, "input", type, "FLOAT32, INT8, UINT8");
   }
 }
-
-DMO_INSTANTIATE_KERNEL(run_relu);
-DMO_INSTANTIATE_KERNEL(run_relu6);
-DMO_INSTANTIATE_KERNEL(run_relu_n1_to_1);
 
 }  // namespace dmo

@@ -1,4 +1,5 @@
-// TANH.
+// TANH, mirroring TFLM's reference_ops::Tanh (float) and
+// reference_integer_ops::Tanh (int8), and TFLite's reference_ops::Tanh (uint8).
 //  - FLOAT32: std::tanh in float, as TFLite's reference.
 //  - INT8: TFLite Micro's reference_integer_ops::Tanh: fixed-point tanh of
 //    the Q4.27 input, output in units of 1/128 (scale 1/128, zero point 0).
@@ -9,7 +10,6 @@
 
 #include "../elementwise.h"
 #include "../fixed_point_math.h"
-#include "dmo/ops/kernel_instantiation.h"
 #include "dmo/ops/kernels.h"
 #include "sigmoid_input_scaling.h"
 
@@ -23,17 +23,16 @@ int32_t tanh_in_128ths(const SigmoidInputScaling& s, int32_t difference) {
 
 }  // namespace
 
-template <class Memory>
-void run_tanh(const OpContext& ctx, Memory& mem) {
+PreparedKernel prepare_tanh(const OpContext& ctx) {
   require_operand_counts(ctx, 1, 1);
   require_output_type_matches_input(ctx);
   require_same_element_count(ctx);
   const DataType type = ctx.input(0).type();
   switch (type) {
-    case DataType::kFloat32: return map_elements<float, float>(ctx, mem, [](float x) { return std::tanh(x); });
+    case DataType::kFloat32: return map_elements_kernel<float, float>([](float x) { return std::tanh(x); });
     case DataType::kInt8: {
       const SigmoidInputScaling s = sigmoid_input_scaling(ctx);
-      return map_elements<int8_t, int8_t>(ctx, mem, [&s](int8_t x) -> int8_t {
+      return map_elements_kernel<int8_t, int8_t>([s](int8_t x) -> int8_t {
         const int32_t difference = static_cast<int32_t>(x) - s.zero_point;
         if (difference <= -s.radius) return -128;
         if (difference >= s.radius) return 127;
@@ -42,7 +41,7 @@ void run_tanh(const OpContext& ctx, Memory& mem) {
     }
     case DataType::kUInt8: {
       const SigmoidInputScaling s = sigmoid_input_scaling(ctx);
-      return map_elements<uint8_t, uint8_t>(ctx, mem, [&s](uint8_t x) -> uint8_t {
+      return map_elements_kernel<uint8_t, uint8_t>([s](uint8_t x) -> uint8_t {
         const int32_t difference = static_cast<int32_t>(x) - s.zero_point;
         if (difference <= -s.radius) return 0;
         if (difference >= s.radius) return 255;
@@ -52,7 +51,5 @@ void run_tanh(const OpContext& ctx, Memory& mem) {
     default: fail_unsupported_type(ctx, "input", type, "FLOAT32, INT8, UINT8");
   }
 }
-
-DMO_INSTANTIATE_KERNEL(run_tanh);
 
 }  // namespace dmo

@@ -1,15 +1,17 @@
-// FULLY_CONNECTED: the input read as [batches, accum_depth] (accum_depth =
-// weights dimension 1), weights [units, accum_depth], optional bias, in the
-// loop order of TFLite's reference FullyConnected (batch, unit, then depth).
+// FULLY_CONNECTED, mirroring TFLM's reference_ops::FullyConnected (float,
+// uint8) and reference_integer_ops::FullyConnected / FullyConnectedPerChannel
+// (int8): the input read as [batches, accum_depth] (accum_depth = weights
+// dimension 1), weights [units, accum_depth], optional bias, in their loop
+// order (batch, unit, then depth).
 // keep_num_dims only changes the output shape, which the model gives.
 #include <fmt/format.h>
 
+#include <utility>
 #include <variant>
 
 #include "../conv2d/conv_arithmetic.h"
 #include "../conv2d/conv_operand_types.h"
 #include "../conv2d/conv_quantization.h"
-#include "dmo/ops/kernel_instantiation.h"
 #include "dmo/ops/kernels.h"
 
 namespace dmo {
@@ -46,17 +48,17 @@ FullyConnectedGeometry fully_connected_geometry(const OpContext& ctx) {
 }
 
 template <class Arithmetic, class Memory>
-void fully_connected_loops(const FullyConnectedGeometry& g, const Arithmetic& arithmetic, const OpContext& ctx,
+void fully_connected_loops(const FullyConnectedGeometry& g, const Arithmetic& arithmetic, const KernelIO& io,
                            Memory& mem) {
   using Input = typename Arithmetic::Input;
   using Filter = typename Arithmetic::Filter;
   using Bias = typename Arithmetic::Bias;
   using Output = typename Arithmetic::Output;
-  const TensorRef& input = ctx.input(0);
-  const TensorRef& weights = ctx.input(1);
-  const TensorRef& output = ctx.output(0);
-  const bool has_bias = ctx.has_input(2);
-  const TensorRef bias = has_bias ? ctx.input(2) : TensorRef{};
+  const TensorRef& input = io.input(0);
+  const TensorRef& weights = io.input(1);
+  const TensorRef& output = io.output(0);
+  const bool has_bias = io.has_input(2);
+  const TensorRef bias = has_bias ? io.input(2) : TensorRef{};
 
   for (int64_t batch = 0; batch < g.batches; ++batch) {
     const int64_t input_row = batch * g.accum_depth;
@@ -74,44 +76,57 @@ void fully_connected_loops(const FullyConnectedGeometry& g, const Arithmetic& ar
   }
 }
 
+// The prepared FULLY_CONNECTED: geometry and the arithmetic of its element type.
+struct FullyConnectedKernel {
+  FullyConnectedGeometry g;
+  DataType type = DataType::kFloat32;
+  FloatRange float_range{};  // FLOAT32
+  ConvRequantization requantization;  // INT8 (per channel or per tensor) and UINT8 (per tensor)
+
+  template <class Memory>
+  void eval(const KernelIO& io, Memory& mem) const {
+    switch (type) {
+      case DataType::kInt8: return fully_connected_loops(g, QuantizedConvArithmetic<int8_t>(requantization), io, mem);
+      case DataType::kUInt8:
+        return fully_connected_loops(g, QuantizedConvArithmetic<uint8_t>(requantization), io, mem);
+      default: return fully_connected_loops(g, FloatConvArithmetic{float_range}, io, mem);
+    }
+  }
+};
+
 }  // namespace
 
-template <class Memory>
-void run_fully_connected(const OpContext& ctx, Memory& mem) {
+PreparedKernel prepare_fully_connected(const OpContext& ctx) {
   require_conv_operand_counts(ctx, "weights");
   const auto* params = std::get_if<FullyConnectedParams>(&ctx.op->params);
   ctx.require(params != nullptr, "missing FULLY_CONNECTED parameters");
   ctx.require(params->weights_format == 0,
               fmt::format("weights format {} is not supported; supported: DEFAULT (0)", params->weights_format));
   require_conv_operand_types(ctx);
-  const FullyConnectedGeometry g = fully_connected_geometry(ctx);
-
-  switch (ctx.input(0).type()) {
+  FullyConnectedKernel k;
+  k.g = fully_connected_geometry(ctx);
+  k.type = ctx.input(0).type();
+  switch (k.type) {
     case DataType::kFloat32:
-      fully_connected_loops(g, FloatConvArithmetic{float_activation_range(params->activation)}, ctx, mem);
-      return;
+      k.float_range = float_activation_range(params->activation);
+      return PreparedKernel::of(std::move(k));
     case DataType::kInt8: {
       // Per-channel weights (one scale per unit) ignore the weights' zero
       // point; per-tensor weights apply it, as TFLite Micro does.
       const bool per_channel = ctx.input(1).tensor->quantization.per_channel();
-      const ConvRequantization q =
-          per_channel ? per_channel_requantization(ctx, params->activation, g.units, /*quantized_dimension=*/0)
-                      : per_tensor_requantization(ctx, params->activation, g.units);
-      fully_connected_loops(g, QuantizedConvArithmetic<int8_t>(q), ctx, mem);
-      return;
+      k.requantization =
+          per_channel ? per_channel_requantization(ctx, params->activation, k.g.units, /*quantized_dimension=*/0)
+                      : per_tensor_requantization(ctx, params->activation, k.g.units);
+      return PreparedKernel::of(std::move(k));
     }
-    case DataType::kUInt8: {
-      const ConvRequantization q = per_tensor_requantization(ctx, params->activation, g.units);
-      fully_connected_loops(g, QuantizedConvArithmetic<uint8_t>(q), ctx, mem);
-      return;
-    }
+    case DataType::kUInt8:
+      k.requantization = per_tensor_requantization(ctx, params->activation, k.g.units);
+      return PreparedKernel::of(std::move(k));
     default:
       break;
   }
   ctx.fail(fmt::format("input type {} is not supported; supported: FLOAT32, INT8, UINT8",
                        data_type_name(ctx.input(0).type())));
 }
-
-DMO_INSTANTIATE_KERNEL(run_fully_connected);
 
 }  // namespace dmo

@@ -1,6 +1,6 @@
-// MUL: TFLite Micro's reference Mul / BroadcastMul6DSlow for FLOAT32, INT32,
-// INT8 and INT16 (integer_ops/mul.h; INT16 with zero points 0), UINT8 as
-// TFLite's reference kernel. The
+// MUL, mirroring TFLM's reference_ops::Mul / BroadcastMul6DSlow (float,
+// int32) and reference_integer_ops::Mul / BroadcastMul6DSlow (int8, int16;
+// INT16 with zero points 0), and TFLite's reference kernel for UINT8. The
 // quantized product (a - za) * (b - zb) is rescaled by
 // input1_scale * input2_scale / output_scale (in double) to the output.
 #include <algorithm>
@@ -12,7 +12,6 @@
 #include "../elementwise.h"
 #include "dmo/ops/activation_range.h"
 #include "dmo/ops/fixed_point.h"
-#include "dmo/ops/kernel_instantiation.h"
 #include "dmo/ops/kernels.h"
 
 namespace dmo {
@@ -49,8 +48,7 @@ int32_t wrapping_mul(int32_t a, int32_t b) {
 
 }  // namespace
 
-template <class Memory>
-void run_mul(const OpContext& ctx, Memory& mem) {
+PreparedKernel prepare_mul(const OpContext& ctx) {
   require_operand_counts(ctx, 2, 1);
   const DataType type = ctx.input(0).type();
   ctx.require(ctx.input(1).type() == type, fmt::format("input 1 type {} differs from input 0 type {}",
@@ -60,35 +58,34 @@ void run_mul(const OpContext& ctx, Memory& mem) {
   switch (type) {
     case DataType::kFloat32: {
       const FloatRange r = float_activation_range(activation);
-      return broadcast_binary<float>(ctx, mem, [r](float a, float b) { return std::min(std::max(a * b, r.min), r.max); });
+      return broadcast_binary_kernel<float>(ctx,
+                                            [r](float a, float b) { return std::min(std::max(a * b, r.min), r.max); });
     }
     case DataType::kInt32: {
       const QuantizedRange r = int32_activation_range(activation);
-      return broadcast_binary<int32_t>(
-          ctx, mem, [r](int32_t a, int32_t b) { return std::min(std::max(wrapping_mul(a, b), r.min), r.max); });
+      return broadcast_binary_kernel<int32_t>(
+          ctx, [r](int32_t a, int32_t b) { return std::min(std::max(wrapping_mul(a, b), r.min), r.max); });
     }
     case DataType::kInt8: {
       const MulRequantization q = mul_requantization(ctx);
-      return broadcast_binary<int8_t>(ctx, mem,
-                                      [&q](int8_t a, int8_t b) { return static_cast<int8_t>(q.multiply(a, b)); });
+      return broadcast_binary_kernel<int8_t>(ctx,
+                                             [q](int8_t a, int8_t b) { return static_cast<int8_t>(q.multiply(a, b)); });
     }
     case DataType::kUInt8: {
       const MulRequantization q = mul_requantization(ctx);
-      return broadcast_binary<uint8_t>(ctx, mem,
-                                       [&q](uint8_t a, uint8_t b) { return static_cast<uint8_t>(q.multiply(a, b)); });
+      return broadcast_binary_kernel<uint8_t>(
+          ctx, [q](uint8_t a, uint8_t b) { return static_cast<uint8_t>(q.multiply(a, b)); });
     }
     case DataType::kInt16: {
       const MulRequantization q = mul_requantization(ctx);
       ctx.require(q.input1_offset == 0 && q.input2_offset == 0 && q.output_offset == 0,
                   "INT16 operands must have zero point 0");
-      return broadcast_binary<int16_t>(ctx, mem,
-                                       [&q](int16_t a, int16_t b) { return static_cast<int16_t>(q.multiply(a, b)); });
+      return broadcast_binary_kernel<int16_t>(
+          ctx, [q](int16_t a, int16_t b) { return static_cast<int16_t>(q.multiply(a, b)); });
     }
     default:
       fail_unsupported_type(ctx, "input", type, "FLOAT32, INT32, INT8, UINT8, INT16");
   }
 }
-
-DMO_INSTANTIATE_KERNEL(run_mul);
 
 }  // namespace dmo

@@ -1,4 +1,5 @@
-// QUANTIZE, as TFLite Micro's quantize_common.cc:
+// QUANTIZE, as TFLite Micro's quantize_common.cc, mirroring
+// reference_ops::AffineQuantize and reference_ops::Requantize:
 //  - FLOAT32 -> INT8, INT16 (and UINT8 as TFLite): AffineQuantize,
 //    round(x / scale) in float, half away from zero, plus the zero point,
 //    saturated.
@@ -16,7 +17,6 @@
 #include "../elementwise.h"
 #include "../fixed_point_math.h"
 #include "dmo/ops/fixed_point.h"
-#include "dmo/ops/kernel_instantiation.h"
 #include "dmo/ops/kernels.h"
 
 namespace dmo {
@@ -29,23 +29,23 @@ int32_t truncate_to_int32(float x) {
   return static_cast<int32_t>(x);
 }
 
-template <typename Out, class Memory>
-void affine_quantize(const OpContext& ctx, Memory& mem, AffineQuantization out) {
+template <typename Out>
+PreparedKernel prepare_affine_quantize(AffineQuantization out) {
   constexpr int32_t kMin = std::numeric_limits<Out>::min();
   constexpr int32_t kMax = std::numeric_limits<Out>::max();
-  map_elements<float, Out>(ctx, mem, [&](float x) {
+  return map_elements_kernel<float, Out>([=](float x) {
     const int32_t unclamped = fixed::wrapping_add(truncate_to_int32(std::round(x / out.scale)), out.zero_point);
     return static_cast<Out>(std::min(std::max(unclamped, kMin), kMax));
   });
 }
 
-template <typename In, typename Out, class Memory>
-void requantize(const OpContext& ctx, Memory& mem, AffineQuantization in, AffineQuantization out) {
+template <typename In, typename Out>
+PreparedKernel prepare_requantize(AffineQuantization in, AffineQuantization out) {
   const QuantizedMultiplier m =
       quantize_multiplier(static_cast<double>(in.scale) / static_cast<double>(out.scale));
   constexpr int32_t kMin = std::numeric_limits<Out>::min();
   constexpr int32_t kMax = std::numeric_limits<Out>::max();
-  map_elements<In, Out>(ctx, mem, [&](In x) {
+  return map_elements_kernel<In, Out>([=](In x) {
     const int32_t difference = fixed::wrapping_sub(static_cast<int32_t>(x), in.zero_point);
     const int32_t output = fixed::wrapping_add(multiply_by_quantized_multiplier(difference, m), out.zero_point);
     return static_cast<Out>(std::max(std::min(output, kMax), kMin));
@@ -59,8 +59,7 @@ void requantize(const OpContext& ctx, Memory& mem, AffineQuantization in, Affine
 
 }  // namespace
 
-template <class Memory>
-void run_quantize(const OpContext& ctx, Memory& mem) {
+PreparedKernel prepare_quantize(const OpContext& ctx) {
   require_operand_counts(ctx, 1, 1);
   require_same_element_count(ctx);
   const DataType in_type = ctx.input(0).type();
@@ -70,9 +69,9 @@ void run_quantize(const OpContext& ctx, Memory& mem) {
   const AffineQuantization out = affine_quantization(ctx, ctx.output(0), "output");
   if (in_type == DataType::kFloat32) {
     switch (out_type) {
-      case DataType::kInt8: return affine_quantize<int8_t>(ctx, mem, out);
-      case DataType::kUInt8: return affine_quantize<uint8_t>(ctx, mem, out);
-      case DataType::kInt16: return affine_quantize<int16_t>(ctx, mem, out);
+      case DataType::kInt8: return prepare_affine_quantize<int8_t>(out);
+      case DataType::kUInt8: return prepare_affine_quantize<uint8_t>(out);
+      case DataType::kInt16: return prepare_affine_quantize<int16_t>(out);
       default: fail_unsupported_pair(ctx, "INT8, UINT8, INT16");
     }
   }
@@ -80,33 +79,31 @@ void run_quantize(const OpContext& ctx, Memory& mem) {
   switch (in_type) {
     case DataType::kInt8:
       switch (out_type) {
-        case DataType::kInt8: return requantize<int8_t, int8_t>(ctx, mem, input_quantization(), out);
-        case DataType::kUInt8: return requantize<int8_t, uint8_t>(ctx, mem, input_quantization(), out);
-        case DataType::kInt16: return requantize<int8_t, int16_t>(ctx, mem, input_quantization(), out);
-        case DataType::kInt32: return requantize<int8_t, int32_t>(ctx, mem, input_quantization(), out);
+        case DataType::kInt8: return prepare_requantize<int8_t, int8_t>(input_quantization(), out);
+        case DataType::kUInt8: return prepare_requantize<int8_t, uint8_t>(input_quantization(), out);
+        case DataType::kInt16: return prepare_requantize<int8_t, int16_t>(input_quantization(), out);
+        case DataType::kInt32: return prepare_requantize<int8_t, int32_t>(input_quantization(), out);
         default: fail_unsupported_pair(ctx, "INT8, UINT8, INT16, INT32");
       }
     case DataType::kUInt8:
-      if (out_type == DataType::kInt8) return requantize<uint8_t, int8_t>(ctx, mem, input_quantization(), out);
+      if (out_type == DataType::kInt8) return prepare_requantize<uint8_t, int8_t>(input_quantization(), out);
       fail_unsupported_pair(ctx, "INT8");
     case DataType::kInt16:
       switch (out_type) {
-        case DataType::kInt8: return requantize<int16_t, int8_t>(ctx, mem, input_quantization(), out);
-        case DataType::kInt16: return requantize<int16_t, int16_t>(ctx, mem, input_quantization(), out);
-        case DataType::kInt32: return requantize<int16_t, int32_t>(ctx, mem, input_quantization(), out);
+        case DataType::kInt8: return prepare_requantize<int16_t, int8_t>(input_quantization(), out);
+        case DataType::kInt16: return prepare_requantize<int16_t, int16_t>(input_quantization(), out);
+        case DataType::kInt32: return prepare_requantize<int16_t, int32_t>(input_quantization(), out);
         default: fail_unsupported_pair(ctx, "INT8, INT16, INT32");
       }
     case DataType::kInt32:
       switch (out_type) {
-        case DataType::kInt8: return requantize<int32_t, int8_t>(ctx, mem, input_quantization(), out);
-        case DataType::kInt16: return requantize<int32_t, int16_t>(ctx, mem, input_quantization(), out);
+        case DataType::kInt8: return prepare_requantize<int32_t, int8_t>(input_quantization(), out);
+        case DataType::kInt16: return prepare_requantize<int32_t, int16_t>(input_quantization(), out);
         default: fail_unsupported_pair(ctx, "INT8, INT16");
       }
     default:
       fail_unsupported_type(ctx, "input", in_type, "FLOAT32, INT8, UINT8, INT16, INT32");
   }
 }
-
-DMO_INSTANTIATE_KERNEL(run_quantize);
 
 }  // namespace dmo

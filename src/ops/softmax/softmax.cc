@@ -1,4 +1,6 @@
-// SOFTMAX over the last dimension, row by row, in three passes over each
+// SOFTMAX, mirroring TFLM's reference_ops::Softmax (float, and its quantized
+// overload for int8 -> int8 / int16 and uint8), over the last dimension,
+// row by row, in three passes over each
 // row's input (max, sum of exponentials, output), each output element stored
 // once in the last pass.
 //  - FLOAT32: TFLite's reference: exp((x - max) * beta) in float, summed in
@@ -19,7 +21,6 @@
 #include "../elementwise.h"
 #include "../fixed_point_math.h"
 #include "dmo/ops/fixed_point.h"
-#include "dmo/ops/kernel_instantiation.h"
 #include "dmo/ops/kernels.h"
 
 namespace dmo {
@@ -52,11 +53,19 @@ float softmax_beta(const OpContext& ctx) {
   return params ? params->beta : 1.0f;
 }
 
+// The prepared FLOAT32 SOFTMAX.
+struct SoftmaxFloatKernel {
+  SoftmaxRows shape;
+  float beta = 1.0f;
+
+  template <class Memory>
+  void eval(const KernelIO& io, Memory& mem) const;
+};
+
 template <class Memory>
-void softmax_float(const OpContext& ctx, Memory& mem, const SoftmaxRows& shape) {
-  const TensorRef& in = ctx.input(0);
-  const TensorRef& out = ctx.output(0);
-  const float beta = softmax_beta(ctx);
+void SoftmaxFloatKernel::eval(const KernelIO& io, Memory& mem) const {
+  const TensorRef& in = io.input(0);
+  const TensorRef& out = io.output(0);
   for (int64_t i = 0; i < shape.rows; ++i) {
     const int64_t row = i * shape.depth;
     float max = std::numeric_limits<float>::lowest();
@@ -90,14 +99,24 @@ SoftmaxScaling softmax_scaling(const OpContext& ctx, float input_scale) {
   return s;
 }
 
-template <typename In, typename Out, class Memory>
-void softmax_quantized(const OpContext& ctx, Memory& mem, const SoftmaxRows& shape) {
-  const TensorRef& in = ctx.input(0);
-  const TensorRef& out = ctx.output(0);
-  const SoftmaxScaling s = softmax_scaling(ctx, affine_quantization(ctx, in, "input").scale);
+// The prepared quantized SOFTMAX from In to Out.
+template <typename In, typename Out>
+struct SoftmaxQuantizedKernel {
+  SoftmaxRows shape;
+  SoftmaxScaling s;
+
+  template <class Memory>
+  void eval(const KernelIO& io, Memory& mem) const;
+};
+
+template <typename In, typename Out>
+template <class Memory>
+void SoftmaxQuantizedKernel<In, Out>::eval(const KernelIO& io, Memory& mem) const {
+  const TensorRef& in = io.input(0);
+  const TensorRef& out = io.output(0);
   using ScaledDiff = fixed::Q<kScaledDiffIntegerBits>;
   using Accumulator = fixed::Q<kAccumulationIntegerBits>;
-  auto scaled_diff = [&s](int32_t diff) {
+  auto scaled_diff = [this](int32_t diff) {
     // MultiplyByQuantizedMultiplierGreaterThanOne: the shift is a left shift.
     return ScaledDiff{multiply_by_quantized_multiplier(diff, s.input_beta)};
   };
@@ -149,36 +168,39 @@ void require_output_quantization(const OpContext& ctx, int32_t zero_point, float
                        data_type_name(ctx.output(0).type()), data_type_name(ctx.input(0).type()), supported));
 }
 
+template <typename In, typename Out>
+PreparedKernel prepare_softmax_quantized(const OpContext& ctx, const SoftmaxRows& shape) {
+  const SoftmaxScaling s = softmax_scaling(ctx, affine_quantization(ctx, ctx.input(0), "input").scale);
+  return PreparedKernel::of(SoftmaxQuantizedKernel<In, Out>{shape, s});
+}
+
 }  // namespace
 
-template <class Memory>
-void run_softmax(const OpContext& ctx, Memory& mem) {
+PreparedKernel prepare_softmax(const OpContext& ctx) {
   const SoftmaxRows shape = softmax_rows(ctx);
   const DataType in = ctx.input(0).type();
   const DataType out = ctx.output(0).type();
   switch (in) {
     case DataType::kFloat32:
       if (out != DataType::kFloat32) fail_unsupported_output(ctx, "FLOAT32");
-      return softmax_float(ctx, mem, shape);
+      return PreparedKernel::of(SoftmaxFloatKernel{shape, softmax_beta(ctx)});
     case DataType::kInt8:
       if (out == DataType::kInt8) {
         require_output_quantization(ctx, -128, 1.0f / 256, 0.0f);
-        return softmax_quantized<int8_t, int8_t>(ctx, mem, shape);
+        return prepare_softmax_quantized<int8_t, int8_t>(ctx, shape);
       }
       if (out == DataType::kInt16) {
         require_output_quantization(ctx, -32768, 1.0f / 65536, 0.001f / 65536);
-        return softmax_quantized<int8_t, int16_t>(ctx, mem, shape);
+        return prepare_softmax_quantized<int8_t, int16_t>(ctx, shape);
       }
       fail_unsupported_output(ctx, "INT8, INT16");
     case DataType::kUInt8:
       if (out != DataType::kUInt8) fail_unsupported_output(ctx, "UINT8");
       require_output_quantization(ctx, 0, 1.0f / 256, 0.001f / 256);
-      return softmax_quantized<uint8_t, uint8_t>(ctx, mem, shape);
+      return prepare_softmax_quantized<uint8_t, uint8_t>(ctx, shape);
     default:
       fail_unsupported_type(ctx, "input", in, "FLOAT32, INT8, UINT8");
   }
 }
-
-DMO_INSTANTIATE_KERNEL(run_softmax);
 
 }  // namespace dmo
