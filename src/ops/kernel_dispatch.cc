@@ -43,15 +43,6 @@ struct OneStepKernel {
       case OpKind::kSoftmax: return run_softmax(ctx, memory);
       case OpKind::kQuantize: return run_quantize(ctx, memory);
       case OpKind::kDequantize: return run_dequantize(ctx, memory);
-      case OpKind::kReshape: return run_reshape(ctx, memory);
-      case OpKind::kSqueeze: return run_squeeze(ctx, memory);
-      case OpKind::kConcatenation: return run_concatenation(ctx, memory);
-      case OpKind::kSplit: return run_split(ctx, memory);
-      case OpKind::kPad: return run_pad(ctx, memory);
-      case OpKind::kPadV2: return run_pad(ctx, memory);
-      case OpKind::kMean: return run_mean(ctx, memory);
-      case OpKind::kStridedSlice: return run_strided_slice(ctx, memory);
-      case OpKind::kSvdf: return run_svdf(ctx, memory);
       default: break;
     }
     ctx.fail(fmt::format("dmo has no kernel for this op (builtin code {})", ctx.op->builtin_code));
@@ -63,8 +54,6 @@ bool has_one_step_kernel(OpKind kind) {
     case OpKind::kFullyConnected: case OpKind::kAdd: case OpKind::kSub: case OpKind::kMul: case OpKind::kRelu:
     case OpKind::kRelu6: case OpKind::kReluN1To1: case OpKind::kLogistic: case OpKind::kTanh:
     case OpKind::kHardSwish: case OpKind::kSoftmax: case OpKind::kQuantize: case OpKind::kDequantize:
-    case OpKind::kReshape: case OpKind::kSqueeze: case OpKind::kConcatenation: case OpKind::kSplit:
-    case OpKind::kPad: case OpKind::kPadV2: case OpKind::kMean: case OpKind::kStridedSlice: case OpKind::kSvdf:
       return true;
     default: return false;
   }
@@ -82,6 +71,15 @@ PreparedKernel prepare_kernel(const OpContext& ctx) {
     case OpKind::kDepthwiseConv2D: return prepare_depthwise_conv2d(ctx);
     case OpKind::kAveragePool2D: return prepare_average_pool_2d(ctx);
     case OpKind::kMaxPool2D: return prepare_max_pool_2d(ctx);
+    case OpKind::kReshape: return prepare_reshape(ctx);
+    case OpKind::kSqueeze: return prepare_squeeze(ctx);
+    case OpKind::kConcatenation: return prepare_concatenation(ctx);
+    case OpKind::kSplit: return prepare_split(ctx);
+    case OpKind::kPad: return prepare_pad(ctx);
+    case OpKind::kPadV2: return prepare_pad(ctx);
+    case OpKind::kMean: return prepare_mean(ctx);
+    case OpKind::kStridedSlice: return prepare_strided_slice(ctx);
+    case OpKind::kSvdf: return prepare_svdf(ctx);
     default: break;
   }
   if (has_one_step_kernel(kind)) return PreparedKernel::of(OneStepKernel{ctx.subgraph, ctx.op, ctx.op_index});

@@ -14,6 +14,16 @@ PreparedKernel prepare_depthwise_conv2d(const OpContext& ctx);
 PreparedKernel prepare_average_pool_2d(const OpContext& ctx);
 PreparedKernel prepare_max_pool_2d(const OpContext& ctx);
 
+// Shape and copy ops, MEAN and SVDF: eval walks the whole output ascending.
+PreparedKernel prepare_reshape(const OpContext& ctx);
+PreparedKernel prepare_squeeze(const OpContext& ctx);
+PreparedKernel prepare_concatenation(const OpContext& ctx);
+PreparedKernel prepare_split(const OpContext& ctx);
+PreparedKernel prepare_pad(const OpContext& ctx);  // PAD and PADV2
+PreparedKernel prepare_mean(const OpContext& ctx);
+PreparedKernel prepare_strided_slice(const OpContext& ctx);
+PreparedKernel prepare_svdf(const OpContext& ctx);
+
 // Kernels still in one step (checks and loops together), run through an
 // adapter by prepare_kernel until they are split.
 template <class Memory> void run_fully_connected(const OpContext& ctx, Memory& mem);
@@ -29,14 +39,6 @@ template <class Memory> void run_hard_swish(const OpContext& ctx, Memory& mem);
 template <class Memory> void run_softmax(const OpContext& ctx, Memory& mem);
 template <class Memory> void run_quantize(const OpContext& ctx, Memory& mem);
 template <class Memory> void run_dequantize(const OpContext& ctx, Memory& mem);
-template <class Memory> void run_reshape(const OpContext& ctx, Memory& mem);
-template <class Memory> void run_squeeze(const OpContext& ctx, Memory& mem);
-template <class Memory> void run_concatenation(const OpContext& ctx, Memory& mem);
-template <class Memory> void run_split(const OpContext& ctx, Memory& mem);
-template <class Memory> void run_pad(const OpContext& ctx, Memory& mem);
-template <class Memory> void run_mean(const OpContext& ctx, Memory& mem);
-template <class Memory> void run_strided_slice(const OpContext& ctx, Memory& mem);
-template <class Memory> void run_svdf(const OpContext& ctx, Memory& mem);
 
 // Dispatch on the op kind: the op's prepared kernel. Unsupported ops and
 // types fail naming the op and its kind.
