@@ -57,7 +57,8 @@ struct PadKernel {
   bool has_constant = false;  // PADV2's pad value comes from input 2
   uint64_t implicit_pad = 0;  // the pad value's bits otherwise
   ElementWidth width = ElementWidth::k1;
-  // The output index being written (TFLM's PadImpl keeps it in locals).
+  // The output index being written (TFLM's PadImpl counts it in five nested
+  // loops; it needs no scratch buffer).
   mutable std::vector<int64_t> index;
 
   template <class Memory>
