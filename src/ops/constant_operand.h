@@ -1,7 +1,8 @@
 // Operands that fix shapes and addresses (SPLIT's axis, PAD's paddings,
 // MEAN's axes, STRIDED_SLICE's begin/end/strides) are read straight from the
-// constant tensor data before the loops, never through the memory policy:
-// the address-only policy loads zeros, which must not steer the loop nest.
+// constant tensor data by the kernel's prepare step, never through the
+// memory policy: the address-only policy loads zeros, which must not steer
+// the loop nest.
 #pragma once
 
 #include <cstdint>

@@ -2,59 +2,10 @@
 // own shapes and types and fails naming the op when it cannot run them.
 #include <fmt/format.h>
 
-#include "dmo/ops/kernel_instantiation.h"
 #include "dmo/ops/kernels.h"
 #include "dmo/ops/walk_order.h"
 
 namespace dmo {
-namespace {
-
-// A kernel not yet split into prepare and eval: its one function checks and
-// loops, and runs again on every eval.
-struct OneStepKernel {
-  const Subgraph* subgraph;
-  const Op* op;
-  int32_t op_index;
-
-  template <class Memory>
-  void eval(const KernelIO& io, Memory& memory) const {
-    OpContext ctx;
-    ctx.subgraph = subgraph;
-    ctx.op = op;
-    ctx.op_index = op_index;
-    ctx.inputs.assign(io.inputs.begin(), io.inputs.end());
-    ctx.outputs.assign(io.outputs.begin(), io.outputs.end());
-    run(ctx, memory);
-  }
-
-  template <class Memory>
-  static void run(const OpContext& ctx, Memory& memory) {
-    switch (static_cast<OpKind>(ctx.op->builtin_code)) {
-      case OpKind::kReshape: return run_reshape(ctx, memory);
-      case OpKind::kSqueeze: return run_squeeze(ctx, memory);
-      case OpKind::kConcatenation: return run_concatenation(ctx, memory);
-      case OpKind::kSplit: return run_split(ctx, memory);
-      case OpKind::kPad: return run_pad(ctx, memory);
-      case OpKind::kPadV2: return run_pad(ctx, memory);
-      case OpKind::kMean: return run_mean(ctx, memory);
-      case OpKind::kStridedSlice: return run_strided_slice(ctx, memory);
-      case OpKind::kSvdf: return run_svdf(ctx, memory);
-      default: break;
-    }
-    ctx.fail(fmt::format("dmo has no kernel for this op (builtin code {})", ctx.op->builtin_code));
-  }
-};
-
-bool has_one_step_kernel(OpKind kind) {
-  switch (kind) {
-    case OpKind::kReshape: case OpKind::kSqueeze: case OpKind::kConcatenation: case OpKind::kSplit:
-    case OpKind::kPad: case OpKind::kPadV2: case OpKind::kMean: case OpKind::kStridedSlice: case OpKind::kSvdf:
-      return true;
-    default: return false;
-  }
-}
-
-}  // namespace
 
 PreparedKernel prepare_kernel(const OpContext& ctx) {
   const auto kind = static_cast<OpKind>(ctx.op->builtin_code);
@@ -62,10 +13,12 @@ PreparedKernel prepare_kernel(const OpContext& ctx) {
     ctx.fail("this kernel walks its output ascending only; the plan asks for descending");
   }
   switch (kind) {
+    // Windowed ops: output regions and both walks.
     case OpKind::kConv2D: return prepare_conv2d(ctx);
     case OpKind::kDepthwiseConv2D: return prepare_depthwise_conv2d(ctx);
     case OpKind::kAveragePool2D: return prepare_average_pool_2d(ctx);
     case OpKind::kMaxPool2D: return prepare_max_pool_2d(ctx);
+    // Matrix, element-wise, activation and softmax ops.
     case OpKind::kFullyConnected: return prepare_fully_connected(ctx);
     case OpKind::kAdd: return prepare_add(ctx);
     case OpKind::kSub: return prepare_sub(ctx);
@@ -79,9 +32,18 @@ PreparedKernel prepare_kernel(const OpContext& ctx) {
     case OpKind::kHardSwish: return prepare_hard_swish(ctx);
     case OpKind::kQuantize: return prepare_quantize(ctx);
     case OpKind::kDequantize: return prepare_dequantize(ctx);
+    // Shape, copy and reduction ops.
+    case OpKind::kReshape: return prepare_reshape(ctx);
+    case OpKind::kSqueeze: return prepare_squeeze(ctx);
+    case OpKind::kConcatenation: return prepare_concatenation(ctx);
+    case OpKind::kSplit: return prepare_split(ctx);
+    case OpKind::kPad: return prepare_pad(ctx);
+    case OpKind::kPadV2: return prepare_pad(ctx);
+    case OpKind::kMean: return prepare_mean(ctx);
+    case OpKind::kStridedSlice: return prepare_strided_slice(ctx);
+    case OpKind::kSvdf: return prepare_svdf(ctx);
     default: break;
   }
-  if (has_one_step_kernel(kind)) return PreparedKernel::of(OneStepKernel{ctx.subgraph, ctx.op, ctx.op_index});
   ctx.fail(fmt::format("dmo has no kernel for this op (builtin code {})", ctx.op->builtin_code));
 }
 

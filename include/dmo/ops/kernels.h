@@ -1,6 +1,7 @@
-// Every kernel dmo has, as its prepare step (ops/prepared_kernel.h): one
-// loop nest each, templated over a memory policy (ops/memory_policy.h), in
-// the loop order of TFLM's reference kernels. Defined in src/ops/<op>/.
+// Every kernel dmo has, as its prepare step (ops/prepared_kernel.h), whose
+// result evaluates one loop nest templated over a memory policy
+// (ops/memory_policy.h) in the loop order of the TFLM reference kernel it
+// names. Defined in src/ops/<op>/.
 #pragma once
 
 #include "dmo/ops/op_context.h"
@@ -30,16 +31,15 @@ PreparedKernel prepare_hard_swish(const OpContext& ctx);
 PreparedKernel prepare_quantize(const OpContext& ctx);
 PreparedKernel prepare_dequantize(const OpContext& ctx);
 
-// Kernels still in one step (checks and loops together), run through an
-// adapter by prepare_kernel until they are split.
-template <class Memory> void run_reshape(const OpContext& ctx, Memory& mem);
-template <class Memory> void run_squeeze(const OpContext& ctx, Memory& mem);
-template <class Memory> void run_concatenation(const OpContext& ctx, Memory& mem);
-template <class Memory> void run_split(const OpContext& ctx, Memory& mem);
-template <class Memory> void run_pad(const OpContext& ctx, Memory& mem);
-template <class Memory> void run_mean(const OpContext& ctx, Memory& mem);
-template <class Memory> void run_strided_slice(const OpContext& ctx, Memory& mem);
-template <class Memory> void run_svdf(const OpContext& ctx, Memory& mem);
+// Shape and copy ops, MEAN and SVDF: eval walks the whole output ascending.
+PreparedKernel prepare_reshape(const OpContext& ctx);
+PreparedKernel prepare_squeeze(const OpContext& ctx);
+PreparedKernel prepare_concatenation(const OpContext& ctx);
+PreparedKernel prepare_split(const OpContext& ctx);
+PreparedKernel prepare_pad(const OpContext& ctx);  // PAD and PADV2
+PreparedKernel prepare_mean(const OpContext& ctx);
+PreparedKernel prepare_strided_slice(const OpContext& ctx);
+PreparedKernel prepare_svdf(const OpContext& ctx);
 
 // Dispatch on the op kind: the op's prepared kernel. Unsupported ops and
 // types fail naming the op and its kind.

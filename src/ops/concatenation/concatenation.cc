@@ -1,4 +1,5 @@
-// CONCATENATION along one axis, as TFLite's reference Concatenation: for each
+// CONCATENATION along one axis, mirroring TFLM's reference_ops::Concatenation
+// (every type; TFLM's concatenation kernel, EvalUnquantized): for each
 // outer index (the dimensions before the axis), each input in turn copies its
 // contiguous block (its axis extent times the inner size) to the output.
 // TFLite Micro copies quantized inputs as they are, never requantizing, and
@@ -8,10 +9,10 @@
 #include <fmt/format.h>
 
 #include <variant>
+#include <vector>
 
 #include "../element_width.h"
 #include "dmo/model/data_type.h"
-#include "dmo/ops/kernel_instantiation.h"
 #include "dmo/ops/kernels.h"
 
 namespace dmo {
@@ -42,10 +43,33 @@ bool same_per_tensor_quantization(const Tensor& a, const Tensor& b) {
   return qa.scale[0] == qb.scale[0] && za == zb;
 }
 
+// The prepared copy: per outer index, each input's block in turn.
+struct ConcatenationKernel {
+  int64_t outer = 1;
+  std::vector<int64_t> blocks;  // per input: its axis extent times the inner size
+  ElementWidth width = ElementWidth::k1;
+
+  template <class Memory>
+  void eval(const KernelIO& io, Memory& mem) const {
+    const TensorRef& output = io.output(0);
+    with_element_width(width, [&]<typename U>() {
+      int64_t out = 0;
+      for (int64_t k = 0; k < outer; ++k) {
+        for (size_t i = 0; i < blocks.size(); ++i) {
+          const TensorRef& input = io.input(i);
+          const int64_t block = blocks[i];
+          for (int64_t j = 0; j < block; ++j) {
+            mem.template store<U>(output, out++, mem.template load<U>(input, k * block + j));
+          }
+        }
+      }
+    });
+  }
+};
+
 }  // namespace
 
-template <class Memory>
-void run_concatenation(const OpContext& ctx, Memory& mem) {
+PreparedKernel prepare_concatenation(const OpContext& ctx) {
   ctx.require(!ctx.inputs.empty(), "expected at least 1 input");
   ctx.require(ctx.outputs.size() == 1, fmt::format("expected 1 output, got {}", ctx.outputs.size()));
   const auto* params = std::get_if<ConcatenationParams>(&ctx.op->params);
@@ -94,20 +118,13 @@ void run_concatenation(const OpContext& ctx, Memory& mem) {
   int64_t inner = 1;
   for (int32_t d = axis + 1; d < rank; ++d) inner *= output.dim(static_cast<size_t>(d));
 
-  with_element_width(ctx, type, [&]<typename U>() {
-    int64_t out = 0;
-    for (int64_t k = 0; k < outer; ++k) {
-      for (size_t i = 0; i < ctx.inputs.size(); ++i) {
-        const TensorRef& input = ctx.input(i);
-        const int64_t block = input.dim(static_cast<size_t>(axis)) * inner;
-        for (int64_t j = 0; j < block; ++j) {
-          mem.template store<U>(output, out++, mem.template load<U>(input, k * block + j));
-        }
-      }
-    }
-  });
+  ConcatenationKernel k;
+  k.width = element_width(ctx, type);
+  k.outer = outer;
+  for (size_t i = 0; i < ctx.inputs.size(); ++i) {
+    k.blocks.push_back(ctx.input(i).dim(static_cast<size_t>(axis)) * inner);
+  }
+  return PreparedKernel::of(std::move(k));
 }
-
-DMO_INSTANTIATE_KERNEL(run_concatenation);
 
 }  // namespace dmo

@@ -1,4 +1,5 @@
-// MEAN over constant axes, as TFLite Micro's reference kernels compute it.
+// MEAN over constant axes, mirroring TFLM's reduce kernel: reference_ops::Mean
+// (FLOAT32) and reference_ops::QuantizedMeanOrSum (INT8, INT16).
 //  - FLOAT32: a float sum in the input's row-major order, divided by the
 //    element count as a float (the 4-D keep_dims special case over height
 //    and width sums in the same order and gives the same floats).
@@ -15,11 +16,11 @@
 #include <bit>
 #include <limits>
 #include <variant>
+#include <vector>
 
 #include "../constant_operand.h"
 #include "dmo/model/data_type.h"
 #include "dmo/ops/fixed_point.h"
-#include "dmo/ops/kernel_instantiation.h"
 #include "dmo/ops/kernels.h"
 
 namespace dmo {
@@ -30,15 +31,19 @@ namespace {
 // input offset of each position.
 class DimensionWalk {
  public:
+  DimensionWalk() = default;
   DimensionWalk(std::vector<int64_t> sizes, std::vector<int64_t> strides)
-      : sizes_(std::move(sizes)), strides_(std::move(strides)), index_(sizes_.size(), 0) {}
-
-  int64_t count() const {
-    int64_t n = 1;
-    for (int64_t s : sizes_) n *= s;
-    return n;
+      : sizes_(std::move(sizes)), strides_(std::move(strides)), index_(sizes_.size(), 0) {
+    for (int64_t s : sizes_) count_ *= s;
   }
+
+  int64_t count() const { return count_; }
   int64_t offset() const { return offset_; }
+  // Back to the first position, without allocating.
+  void reset() {
+    std::fill(index_.begin(), index_.end(), 0);
+    offset_ = 0;
+  }
   void next() {
     for (size_t d = sizes_.size(); d-- > 0;) {
       offset_ += strides_[d];
@@ -50,6 +55,7 @@ class DimensionWalk {
 
  private:
   std::vector<int64_t> sizes_, strides_, index_;
+  int64_t count_ = 1;
   int64_t offset_ = 0;
 };
 
@@ -64,56 +70,82 @@ QuantizedMultiplier mean_multiplier(QuantizedMultiplier m, int64_t count) {
   return m;
 }
 
-template <typename T, class Memory>
-void quantized_mean(const OpContext& ctx, Memory& mem, DimensionWalk kept, const DimensionWalk& reduced) {
-  const TensorRef& input = ctx.input(0);
-  const TensorRef& output = ctx.output(0);
-  const Quantization& qi = input.tensor->quantization;
-  const Quantization& qo = output.tensor->quantization;
-  ctx.require(qi.scale.size() == 1 && qo.scale.size() == 1,
-              "input and output need per-tensor quantization (one scale each)");
-  ctx.require(qi.scale[0] > 0 && qo.scale[0] > 0, "input and output scales must be positive");
-  const int32_t input_zero_point = qi.zero_point.empty() ? 0 : static_cast<int32_t>(qi.zero_point[0]);
-  const int32_t output_zero_point = qo.zero_point.empty() ? 0 : static_cast<int32_t>(qo.zero_point[0]);
-  const int64_t count = reduced.count();
-  const QuantizedMultiplier multiplier = mean_multiplier(
-      quantize_multiplier(static_cast<double>(qi.scale[0]) / static_cast<double>(qo.scale[0])), count);
-  const int32_t lo = std::numeric_limits<T>::min();
-  const int32_t hi = std::numeric_limits<T>::max();
+// The prepared mean: the walks over kept and reduced dimensions and, for
+// the integer types, the requantization.
+struct MeanKernel {
+  DataType type = DataType::kFloat32;
+  int64_t output_elements = 0;
+  // Positions walked while evaluating (TFLM keeps them in a temp_index array).
+  mutable DimensionWalk kept, reduced;
+  QuantizedMultiplier multiplier;  // integer types: input_scale / output_scale / count
+  int32_t input_zero_point = 0, output_zero_point = 0;
 
-  for (int64_t o = 0; o < kept.count(); ++o, kept.next()) {
-    DimensionWalk walk = reduced;
-    int64_t sum = 0;
-    for (int64_t r = 0; r < count; ++r, walk.next()) {
-      sum += mem.template load<T>(input, kept.offset() + walk.offset());
+  template <class Memory>
+  void eval(const KernelIO& io, Memory& mem) const {
+    const TensorRef& output = io.output(0);
+    if (reduced.count() == 0) {
+      // Nothing to average: TFLite leaves the zero it initialised the output with.
+      for (int64_t o = 0; o < output_elements; ++o) {
+        switch (type) {
+          case DataType::kFloat32: mem.template store<float>(output, o, 0.0f); break;
+          case DataType::kInt16: mem.template store<int16_t>(output, o, 0); break;
+          default: mem.template store<uint8_t>(output, o, 0); break;
+        }
+      }
+      return;
     }
-    // TFLite sums in int32 (wrapping); the shifted sum is narrowed to int32 too.
-    const auto shifted = static_cast<int32_t>(static_cast<int32_t>(sum) - int64_t{input_zero_point} * count);
-    int32_t value = multiply_by_quantized_multiplier(shifted, multiplier) + output_zero_point;
-    value = std::min(std::max(value, lo), hi);
-    mem.template store<T>(output, o, static_cast<T>(value));
+    switch (type) {
+      case DataType::kFloat32: return float_mean(io, mem);
+      case DataType::kInt8: return quantized_mean<int8_t>(io, mem);
+      case DataType::kUInt8: return quantized_mean<uint8_t>(io, mem);
+      case DataType::kInt16: return quantized_mean<int16_t>(io, mem);
+      default: break;
+    }
   }
-}
 
-template <class Memory>
-void float_mean(const OpContext& ctx, Memory& mem, DimensionWalk kept, const DimensionWalk& reduced) {
-  const TensorRef& input = ctx.input(0);
-  const TensorRef& output = ctx.output(0);
-  const int64_t count = reduced.count();
-  for (int64_t o = 0; o < kept.count(); ++o, kept.next()) {
-    DimensionWalk walk = reduced;
-    float sum = 0.0f;
-    for (int64_t r = 0; r < count; ++r, walk.next()) {
-      sum += mem.template load<float>(input, kept.offset() + walk.offset());
+  template <typename T, class Memory>
+  void quantized_mean(const KernelIO& io, Memory& mem) const {
+    const TensorRef& input = io.input(0);
+    const TensorRef& output = io.output(0);
+    const int64_t count = reduced.count();
+    const int32_t lo = std::numeric_limits<T>::min();
+    const int32_t hi = std::numeric_limits<T>::max();
+
+    kept.reset();
+    for (int64_t o = 0; o < kept.count(); ++o, kept.next()) {
+      reduced.reset();
+      int64_t sum = 0;
+      for (int64_t r = 0; r < count; ++r, reduced.next()) {
+        sum += mem.template load<T>(input, kept.offset() + reduced.offset());
+      }
+      // TFLite sums in int32 (wrapping); the shifted sum is narrowed to int32 too.
+      const auto shifted = static_cast<int32_t>(static_cast<int32_t>(sum) - int64_t{input_zero_point} * count);
+      int32_t value = multiply_by_quantized_multiplier(shifted, multiplier) + output_zero_point;
+      value = std::min(std::max(value, lo), hi);
+      mem.template store<T>(output, o, static_cast<T>(value));
     }
-    mem.template store<float>(output, o, sum / static_cast<float>(count));
   }
-}
+
+  template <class Memory>
+  void float_mean(const KernelIO& io, Memory& mem) const {
+    const TensorRef& input = io.input(0);
+    const TensorRef& output = io.output(0);
+    const int64_t count = reduced.count();
+    kept.reset();
+    for (int64_t o = 0; o < kept.count(); ++o, kept.next()) {
+      reduced.reset();
+      float sum = 0.0f;
+      for (int64_t r = 0; r < count; ++r, reduced.next()) {
+        sum += mem.template load<float>(input, kept.offset() + reduced.offset());
+      }
+      mem.template store<float>(output, o, sum / static_cast<float>(count));
+    }
+  }
+};
 
 }  // namespace
 
-template <class Memory>
-void run_mean(const OpContext& ctx, Memory& mem) {
+PreparedKernel prepare_mean(const OpContext& ctx) {
   ctx.require(ctx.inputs.size() == 2, fmt::format("expected 2 inputs (input, axis), got {}", ctx.inputs.size()));
   ctx.require(ctx.outputs.size() == 1, fmt::format("expected 1 output, got {}", ctx.outputs.size()));
   ctx.require(ctx.has_input(0), "input 0 is missing");
@@ -154,26 +186,23 @@ void run_mean(const OpContext& ctx, Memory& mem) {
                           shape_to_string(output.shape()), output.elements(), shape_to_string(input.shape()),
                           kept.count()));
 
-  if (reduced.count() == 0) {
-    // Nothing to average: TFLite leaves the zero it initialised the output with.
-    for (int64_t o = 0; o < output.elements(); ++o) {
-      switch (type) {
-        case DataType::kFloat32: mem.template store<float>(output, o, 0.0f); break;
-        case DataType::kInt16: mem.template store<int16_t>(output, o, 0); break;
-        default: mem.template store<uint8_t>(output, o, 0); break;
-      }
-    }
-    return;
+  MeanKernel k;
+  k.type = type;
+  k.output_elements = output.elements();
+  if (reduced.count() != 0 && type != DataType::kFloat32) {
+    const Quantization& qi = input.tensor->quantization;
+    const Quantization& qo = output.tensor->quantization;
+    ctx.require(qi.scale.size() == 1 && qo.scale.size() == 1,
+                "input and output need per-tensor quantization (one scale each)");
+    ctx.require(qi.scale[0] > 0 && qo.scale[0] > 0, "input and output scales must be positive");
+    k.input_zero_point = qi.zero_point.empty() ? 0 : static_cast<int32_t>(qi.zero_point[0]);
+    k.output_zero_point = qo.zero_point.empty() ? 0 : static_cast<int32_t>(qo.zero_point[0]);
+    k.multiplier = mean_multiplier(
+        quantize_multiplier(static_cast<double>(qi.scale[0]) / static_cast<double>(qo.scale[0])), reduced.count());
   }
-  switch (type) {
-    case DataType::kFloat32: return float_mean(ctx, mem, kept, reduced);
-    case DataType::kInt8: return quantized_mean<int8_t>(ctx, mem, kept, reduced);
-    case DataType::kUInt8: return quantized_mean<uint8_t>(ctx, mem, kept, reduced);
-    case DataType::kInt16: return quantized_mean<int16_t>(ctx, mem, kept, reduced);
-    default: break;
-  }
+  k.kept = std::move(kept);
+  k.reduced = std::move(reduced);
+  return PreparedKernel::of(std::move(k));
 }
-
-DMO_INSTANTIATE_KERNEL(run_mean);
 
 }  // namespace dmo

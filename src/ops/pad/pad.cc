@@ -1,16 +1,18 @@
-// PAD and PADV2 with constant paddings, as TFLite's reference PadImpl: the
+// PAD and PADV2 with constant paddings, mirroring TFLM's reference_ops::Pad
+// (PadImpl, every type; TFLM's pad kernel also runs it for PADV2): the
 // output is walked in row-major order, each element is either the pad value
 // or the next input element. The pad value is PADV2's scalar input when
 // given, otherwise 0, or the output zero point for INT8 and UINT8 (TFLite
 // Micro pads INT16 with 0).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <limits>
+#include <vector>
 
 #include "../constant_operand.h"
 #include "../element_width.h"
 #include "dmo/model/data_type.h"
-#include "dmo/ops/kernel_instantiation.h"
 #include "dmo/ops/kernels.h"
 
 namespace dmo {
@@ -47,10 +49,44 @@ uint64_t default_pad_bits(const OpContext& ctx, const Tensor& output) {
   return static_cast<uint8_t>(zero_point);
 }
 
+// The prepared padding: each output element in row-major order is the pad
+// value or the next input element.
+struct PadKernel {
+  int64_t output_elements = 0;
+  std::vector<int64_t> before, in_dims, out_dims;  // per dimension
+  bool has_constant = false;  // PADV2's pad value comes from input 2
+  uint64_t implicit_pad = 0;  // the pad value's bits otherwise
+  ElementWidth width = ElementWidth::k1;
+  // The output index being written (TFLM's PadImpl counts it in five nested
+  // loops; it needs no scratch buffer).
+  mutable std::vector<int64_t> index;
+
+  template <class Memory>
+  void eval(const KernelIO& io, Memory& mem) const {
+    const TensorRef& input = io.input(0);
+    const TensorRef& output = io.output(0);
+    const size_t rank = index.size();
+    with_element_width(width, [&]<typename U>() {
+      const U pad_value = has_constant ? mem.template load<U>(io.input(2), 0) : static_cast<U>(implicit_pad);
+      std::fill(index.begin(), index.end(), 0);
+      int64_t in = 0;
+      for (int64_t out = 0; out < output_elements; ++out) {
+        bool inside = true;
+        for (size_t d = 0; d < rank; ++d) inside = inside && index[d] >= before[d] && index[d] < before[d] + in_dims[d];
+        mem.template store<U>(output, out, inside ? mem.template load<U>(input, in++) : pad_value);
+        // Next output index in row-major order.
+        for (size_t d = rank; d-- > 0;) {
+          if (++index[d] < out_dims[d]) break;
+          index[d] = 0;
+        }
+      }
+    });
+  }
+};
+
 }  // namespace
 
-template <class Memory>
-void run_pad(const OpContext& ctx, Memory& mem) {
+PreparedKernel prepare_pad(const OpContext& ctx) {
   ctx.require(ctx.inputs.size() == 2 || ctx.inputs.size() == 3,
               fmt::format("expected 2 or 3 inputs (input, paddings[, constant value]), got {}", ctx.inputs.size()));
   ctx.require(ctx.outputs.size() == 1, fmt::format("expected 1 output, got {}", ctx.outputs.size()));
@@ -99,23 +135,16 @@ void run_pad(const OpContext& ctx, Memory& mem) {
   }
   const uint64_t implicit_pad = has_constant ? 0 : default_pad_bits(ctx, *output.tensor);
 
-  with_element_width(ctx, type, [&]<typename U>() {
-    const U pad_value = has_constant ? mem.template load<U>(ctx.input(2), 0) : static_cast<U>(implicit_pad);
-    std::vector<int64_t> index(rank, 0);
-    int64_t in = 0;
-    for (int64_t out = 0; out < output.elements(); ++out) {
-      bool inside = true;
-      for (size_t d = 0; d < rank; ++d) inside = inside && index[d] >= before[d] && index[d] < before[d] + in_dims[d];
-      mem.template store<U>(output, out, inside ? mem.template load<U>(input, in++) : pad_value);
-      // Next output index in row-major order.
-      for (size_t d = rank; d-- > 0;) {
-        if (++index[d] < out_dims[d]) break;
-        index[d] = 0;
-      }
-    }
-  });
+  PadKernel k;
+  k.width = element_width(ctx, type);
+  k.output_elements = output.elements();
+  k.before = std::move(before);
+  k.in_dims = std::move(in_dims);
+  k.out_dims = std::move(out_dims);
+  k.has_constant = has_constant;
+  k.implicit_pad = implicit_pad;
+  k.index.assign(rank, 0);
+  return PreparedKernel::of(std::move(k));
 }
-
-DMO_INSTANTIATE_KERNEL(run_pad);
 
 }  // namespace dmo

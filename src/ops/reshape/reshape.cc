@@ -1,20 +1,35 @@
-// RESHAPE and SQUEEZE: the same bytes under another shape. TFLite Micro runs
-// them as a copy in flat order when input and output are different tensors
-// (and does nothing when they share memory, which the same copy also does).
-// The output shape comes from the model; only the element counts must agree.
+// RESHAPE and SQUEEZE: the same bytes under another shape, mirroring TFLM's
+// reshape kernel (EvalReshapeReference) and squeeze kernel: a copy in flat
+// order when input and output are different tensors (TFLM does nothing when
+// they share memory, which the same copy also does). The output shape comes
+// from the model; only the element counts must agree.
 #include <fmt/format.h>
 
 #include "../element_width.h"
 #include "dmo/model/data_type.h"
-#include "dmo/ops/kernel_instantiation.h"
 #include "dmo/ops/kernels.h"
 
 namespace dmo {
 
 namespace {
 
-template <class Memory>
-void copy_flat(const OpContext& ctx, Memory& mem) {
+// The prepared flat copy: element count and width.
+struct FlatCopyKernel {
+  int64_t elements = 0;
+  ElementWidth width = ElementWidth::k1;
+
+  template <class Memory>
+  void eval(const KernelIO& io, Memory& mem) const {
+    const TensorRef& input = io.input(0);
+    const TensorRef& output = io.output(0);
+    with_element_width(width, [&]<typename U>() {
+      // A zero-size tensor may have no data at all: the loop never loads.
+      for (int64_t i = 0; i < elements; ++i) mem.template store<U>(output, i, mem.template load<U>(input, i));
+    });
+  }
+};
+
+PreparedKernel prepare_flat_copy(const OpContext& ctx) {
   const TensorRef& input = ctx.input(0);
   const TensorRef& output = ctx.output(0);
   ctx.require(input.type() == output.type(), fmt::format("output type {} differs from input type {}",
@@ -22,34 +37,29 @@ void copy_flat(const OpContext& ctx, Memory& mem) {
   ctx.require(input.elements() == output.elements(),
               fmt::format("input {} has {} elements but output {} has {}", shape_to_string(input.shape()),
                           input.elements(), shape_to_string(output.shape()), output.elements()));
-  with_element_width(ctx, input.type(), [&]<typename U>() {
-    // A zero-size tensor may have no data at all: the loop never loads.
-    for (int64_t i = 0; i < output.elements(); ++i) mem.template store<U>(output, i, mem.template load<U>(input, i));
-  });
+  FlatCopyKernel k;
+  k.width = element_width(ctx, input.type());
+  k.elements = output.elements();
+  return PreparedKernel::of(std::move(k));
 }
 
 }  // namespace
 
-template <class Memory>
-void run_reshape(const OpContext& ctx, Memory& mem) {
+PreparedKernel prepare_reshape(const OpContext& ctx) {
   // Input 1, when present, is the new shape; it may be a zero-size tensor
   // with no data (a scalar output), so it is not read: the output has the shape.
   ctx.require(ctx.inputs.size() == 1 || ctx.inputs.size() == 2,
               fmt::format("expected 1 or 2 inputs, got {}", ctx.inputs.size()));
   ctx.require(ctx.outputs.size() == 1, fmt::format("expected 1 output, got {}", ctx.outputs.size()));
   ctx.require(ctx.has_input(0), "input 0 is missing");
-  copy_flat(ctx, mem);
+  return prepare_flat_copy(ctx);
 }
 
-template <class Memory>
-void run_squeeze(const OpContext& ctx, Memory& mem) {
+PreparedKernel prepare_squeeze(const OpContext& ctx) {
   ctx.require(ctx.inputs.size() == 1, fmt::format("expected 1 input, got {}", ctx.inputs.size()));
   ctx.require(ctx.outputs.size() == 1, fmt::format("expected 1 output, got {}", ctx.outputs.size()));
   ctx.require(ctx.has_input(0), "input 0 is missing");
-  copy_flat(ctx, mem);
+  return prepare_flat_copy(ctx);
 }
-
-DMO_INSTANTIATE_KERNEL(run_reshape);
-DMO_INSTANTIATE_KERNEL(run_squeeze);
 
 }  // namespace dmo

@@ -1,5 +1,5 @@
-// SPLIT into num_splits equal slices along a constant axis, as TFLite
-// Micro's SplitImpl: for each outer index (the dimensions before the axis),
+// SPLIT into num_splits equal slices along a constant axis, mirroring TFLM's
+// split kernel (SplitImpl): for each outer index (the dimensions before the axis),
 // each output in turn takes the next contiguous block of the input.
 // Inputs are (axis, input): the axis comes first.
 #include <fmt/format.h>
@@ -9,7 +9,6 @@
 #include "../constant_operand.h"
 #include "../element_width.h"
 #include "dmo/model/data_type.h"
-#include "dmo/ops/kernel_instantiation.h"
 #include "dmo/ops/kernels.h"
 
 namespace dmo {
@@ -29,10 +28,31 @@ bool split_supports(DataType type) {
   }
 }
 
+// The prepared split: per outer index, each output's block in turn.
+struct SplitKernel {
+  int64_t outer = 1;
+  int64_t block = 0;  // the slice's axis extent times the inner size
+  ElementWidth width = ElementWidth::k1;
+
+  template <class Memory>
+  void eval(const KernelIO& io, Memory& mem) const {
+    const TensorRef& input = io.input(1);
+    with_element_width(width, [&]<typename U>() {
+      int64_t in = 0;
+      for (int64_t k = 0; k < outer; ++k) {
+        for (size_t i = 0; i < io.outputs.size(); ++i) {
+          for (int64_t j = 0; j < block; ++j) {
+            mem.template store<U>(io.output(i), k * block + j, mem.template load<U>(input, in++));
+          }
+        }
+      }
+    });
+  }
+};
+
 }  // namespace
 
-template <class Memory>
-void run_split(const OpContext& ctx, Memory& mem) {
+PreparedKernel prepare_split(const OpContext& ctx) {
   ctx.require(ctx.inputs.size() == 2, fmt::format("expected 2 inputs (axis, input), got {}", ctx.inputs.size()));
   const auto* params = std::get_if<SplitParams>(&ctx.op->params);
   ctx.require(params != nullptr, "SplitOptions are missing");
@@ -73,18 +93,11 @@ void run_split(const OpContext& ctx, Memory& mem) {
   for (int64_t d = axis + 1; d < rank; ++d) inner *= input.dim(static_cast<size_t>(d));
   const int64_t block = slice_shape[static_cast<size_t>(axis)] * inner;
 
-  with_element_width(ctx, type, [&]<typename U>() {
-    int64_t in = 0;
-    for (int64_t k = 0; k < outer; ++k) {
-      for (size_t i = 0; i < ctx.outputs.size(); ++i) {
-        for (int64_t j = 0; j < block; ++j) {
-          mem.template store<U>(ctx.output(i), k * block + j, mem.template load<U>(input, in++));
-        }
-      }
-    }
-  });
+  SplitKernel k;
+  k.width = element_width(ctx, type);
+  k.outer = outer;
+  k.block = block;
+  return PreparedKernel::of(std::move(k));
 }
-
-DMO_INSTANTIATE_KERNEL(run_split);
 
 }  // namespace dmo

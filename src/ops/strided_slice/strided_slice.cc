@@ -1,5 +1,5 @@
-// STRIDED_SLICE with constant begin/end/strides, as TFLite's reference
-// StridedSlice: the shape is padded at the front to 5-D (padded axes take
+// STRIDED_SLICE with constant begin/end/strides, mirroring TFLM's
+// reference_ops::StridedSlice (every type): the shape is padded at the front to 5-D (padded axes take
 // everything), each axis gets a start and a stop from StridedSliceStartForAxis
 // and StridedSliceEndForAxis (negative indices count from the end, the masks
 // override, shrink_axis takes one element, `offset` makes end relative to
@@ -14,7 +14,6 @@
 #include "../constant_operand.h"
 #include "../element_width.h"
 #include "dmo/model/data_type.h"
-#include "dmo/ops/kernel_instantiation.h"
 #include "dmo/ops/kernels.h"
 
 namespace dmo {
@@ -57,10 +56,38 @@ AxisRange axis_range(int64_t size, int64_t begin, int64_t end, int64_t stride, b
   return r;
 }
 
+// The prepared slice: the 5-D input dimensions and each axis's range.
+struct StridedSliceKernel {
+  std::array<int64_t, kSliceRank> dims{};
+  std::array<AxisRange, kSliceRank> ranges{};
+  ElementWidth width = ElementWidth::k1;
+
+  template <class Memory>
+  void eval(const KernelIO& io, Memory& mem) const {
+    const TensorRef& input = io.input(0);
+    const TensorRef& output = io.output(0);
+    auto in_range = [](int64_t i, const AxisRange& r) { return r.stride > 0 ? i < r.stop : i > r.stop; };
+    with_element_width(width, [&]<typename U>() {
+      int64_t out = 0;
+      for (int64_t i0 = ranges[0].start; in_range(i0, ranges[0]); i0 += ranges[0].stride) {
+        for (int64_t i1 = ranges[1].start; in_range(i1, ranges[1]); i1 += ranges[1].stride) {
+          for (int64_t i2 = ranges[2].start; in_range(i2, ranges[2]); i2 += ranges[2].stride) {
+            for (int64_t i3 = ranges[3].start; in_range(i3, ranges[3]); i3 += ranges[3].stride) {
+              for (int64_t i4 = ranges[4].start; in_range(i4, ranges[4]); i4 += ranges[4].stride) {
+                const int64_t in = (((i0 * dims[1] + i1) * dims[2] + i2) * dims[3] + i3) * dims[4] + i4;
+                mem.template store<U>(output, out++, mem.template load<U>(input, in));
+              }
+            }
+          }
+        }
+      }
+    });
+  }
+};
+
 }  // namespace
 
-template <class Memory>
-void run_strided_slice(const OpContext& ctx, Memory& mem) {
+PreparedKernel prepare_strided_slice(const OpContext& ctx) {
   ctx.require(ctx.inputs.size() == 4,
               fmt::format("expected 4 inputs (input, begin, end, strides), got {}", ctx.inputs.size()));
   ctx.require(ctx.outputs.size() == 1, fmt::format("expected 1 output, got {}", ctx.outputs.size()));
@@ -116,24 +143,11 @@ void run_strided_slice(const OpContext& ctx, Memory& mem) {
               fmt::format("output shape {} differs from the slice's shape {}", shape_to_string(output.shape()),
                           shape_to_string(expected_shape)));
 
-  auto in_range = [](int64_t i, const AxisRange& r) { return r.stride > 0 ? i < r.stop : i > r.stop; };
-  with_element_width(ctx, input.type(), [&]<typename U>() {
-    int64_t out = 0;
-    for (int64_t i0 = ranges[0].start; in_range(i0, ranges[0]); i0 += ranges[0].stride) {
-      for (int64_t i1 = ranges[1].start; in_range(i1, ranges[1]); i1 += ranges[1].stride) {
-        for (int64_t i2 = ranges[2].start; in_range(i2, ranges[2]); i2 += ranges[2].stride) {
-          for (int64_t i3 = ranges[3].start; in_range(i3, ranges[3]); i3 += ranges[3].stride) {
-            for (int64_t i4 = ranges[4].start; in_range(i4, ranges[4]); i4 += ranges[4].stride) {
-              const int64_t in = (((i0 * dims[1] + i1) * dims[2] + i2) * dims[3] + i3) * dims[4] + i4;
-              mem.template store<U>(output, out++, mem.template load<U>(input, in));
-            }
-          }
-        }
-      }
-    }
-  });
+  StridedSliceKernel k;
+  k.width = element_width(ctx, input.type());
+  k.dims = dims;
+  k.ranges = ranges;
+  return PreparedKernel::of(std::move(k));
 }
-
-DMO_INSTANTIATE_KERNEL(run_strided_slice);
 
 }  // namespace dmo

@@ -1,5 +1,6 @@
-// SVDF (singular value decomposition filter), as TFLite Micro's reference
-// kernels (svdf_common.cc). Inputs: input [batch, input_size],
+// SVDF (singular value decomposition filter), mirroring TFLM's
+// EvalFloatSvdfReference (float) and EvalIntegerSvdfReference (int8 input
+// with int8 or int16 state) in svdf_common.cc. Inputs: input [batch, input_size],
 // weights_feature [filters, input_size], weights_time [filters, memory],
 // bias [units] (optional), activation state [batch, filters * memory], a
 // variable tensor the op reads and rewrites; output [batch, units] with
@@ -21,7 +22,6 @@
 
 #include "dmo/model/data_type.h"
 #include "dmo/ops/fixed_point.h"
-#include "dmo/ops/kernel_instantiation.h"
 #include "dmo/ops/kernels.h"
 
 namespace dmo {
@@ -57,54 +57,125 @@ void shift_state_left(Memory& mem, const TensorRef& state, const SvdfSizes& s) {
 // Position of (batch b, filter f, time step t) in the state.
 int64_t state_index(const SvdfSizes& s, int64_t b, int64_t f, int64_t t) { return (b * s.filters + f) * s.memory + t; }
 
-template <class Memory>
-void float_svdf(const OpContext& ctx, Memory& mem, const SvdfSizes& s, Activation activation) {
-  const TensorRef& input = ctx.input(kInput);
-  const TensorRef& weights_feature = ctx.input(kWeightsFeature);
-  const TensorRef& weights_time = ctx.input(kWeightsTime);
-  const TensorRef& state = ctx.input(kState);
-  const TensorRef& output = ctx.output(0);
+// The prepared float SVDF.
+struct FloatSvdfKernel {
+  SvdfSizes s;
+  Activation activation = Activation::kNone;
+  // Each filter's time dot product (TFLM's scratch_tensor_index buffer).
+  mutable std::vector<float> filter_sums;
 
-  shift_state_left<float>(mem, state, s);
-  for (int64_t b = 0; b < s.batch; ++b) {
-    for (int64_t f = 0; f < s.filters; ++f) {
-      float dot = 0.0f;
-      for (int64_t c = 0; c < s.input_size; ++c) {
-        dot += mem.template load<float>(weights_feature, f * s.input_size + c) *
-               mem.template load<float>(input, b * s.input_size + c);
+  template <class Memory>
+  void eval(const KernelIO& io, Memory& mem) const {
+    const TensorRef& input = io.input(kInput);
+    const TensorRef& weights_feature = io.input(kWeightsFeature);
+    const TensorRef& weights_time = io.input(kWeightsTime);
+    const TensorRef& state = io.input(kState);
+    const TensorRef& output = io.output(0);
+
+    shift_state_left<float>(mem, state, s);
+    for (int64_t b = 0; b < s.batch; ++b) {
+      for (int64_t f = 0; f < s.filters; ++f) {
+        float dot = 0.0f;
+        for (int64_t c = 0; c < s.input_size; ++c) {
+          dot += mem.template load<float>(weights_feature, f * s.input_size + c) *
+                 mem.template load<float>(input, b * s.input_size + c);
+        }
+        mem.template store<float>(state, state_index(s, b, f, s.memory - 1), dot);
       }
-      mem.template store<float>(state, state_index(s, b, f, s.memory - 1), dot);
     }
-  }
-  std::vector<float> filter_sums(static_cast<size_t>(s.batch * s.filters));
-  for (int64_t b = 0; b < s.batch; ++b) {
-    for (int64_t f = 0; f < s.filters; ++f) {
-      float sum = 0.0f;
-      for (int64_t t = 0; t < s.memory; ++t) {
-        sum += mem.template load<float>(weights_time, f * s.memory + t) *
-               mem.template load<float>(state, state_index(s, b, f, t));
+    for (int64_t b = 0; b < s.batch; ++b) {
+      for (int64_t f = 0; f < s.filters; ++f) {
+        float sum = 0.0f;
+        for (int64_t t = 0; t < s.memory; ++t) {
+          sum += mem.template load<float>(weights_time, f * s.memory + t) *
+                 mem.template load<float>(state, state_index(s, b, f, t));
+        }
+        filter_sums[static_cast<size_t>(b * s.filters + f)] = sum;
       }
-      filter_sums[static_cast<size_t>(b * s.filters + f)] = sum;
+    }
+    const bool has_bias = io.has_input(kBias);
+    for (int64_t b = 0; b < s.batch; ++b) {
+      for (int64_t u = 0; u < s.units; ++u) {
+        float value = has_bias ? mem.template load<float>(io.input(kBias), u) : 0.0f;
+        for (int64_t r = 0; r < s.rank; ++r) value += filter_sums[static_cast<size_t>(b * s.filters + u * s.rank + r)];
+        mem.template store<float>(output, b * s.units + u, activate(activation, value));
+      }
     }
   }
-  const bool has_bias = ctx.has_input(kBias);
-  for (int64_t b = 0; b < s.batch; ++b) {
-    for (int64_t u = 0; u < s.units; ++u) {
-      float value = has_bias ? mem.template load<float>(ctx.input(kBias), u) : 0.0f;
-      for (int64_t r = 0; r < s.rank; ++r) value += filter_sums[static_cast<size_t>(b * s.filters + u * s.rank + r)];
-      mem.template store<float>(output, b * s.units + u, activate(activation, value));
-    }
-  }
-}
+};
 
 int32_t zero_point_of(const Tensor& t) {
   return t.quantization.zero_point.empty() ? 0 : static_cast<int32_t>(t.quantization.zero_point[0]);
 }
 
-// State and time weights of type T (int8 or int16); input, feature weights
-// and output int8; bias int32.
-template <typename T, class Memory>
-void integer_svdf(const OpContext& ctx, Memory& mem, const SvdfSizes& s) {
+// The prepared integer SVDF: state and time weights of type T (int8 or
+// int16); input, feature weights and output int8; bias int32.
+template <typename T>
+struct IntegerSvdfKernel {
+  SvdfSizes s;
+  QuantizedMultiplier to_state, to_output;
+  int32_t input_zero_point = 0, state_zero_point = 0, output_zero_point = 0;
+  // Each filter's time dot product (TFLM's scratch_tensor_index buffer) and
+  // each unit's sum (its scratch_output_tensor_index buffer).
+  mutable std::vector<int32_t> filter_sums, unit_sums;
+
+  template <class Memory>
+  void eval(const KernelIO& io, Memory& mem) const {
+    const TensorRef& input = io.input(kInput);
+    const TensorRef& weights_feature = io.input(kWeightsFeature);
+    const TensorRef& weights_time = io.input(kWeightsTime);
+    const TensorRef& state = io.input(kState);
+    const TensorRef& output = io.output(0);
+
+    shift_state_left<T>(mem, state, s);
+    for (int64_t b = 0; b < s.batch; ++b) {
+      for (int64_t f = 0; f < s.filters; ++f) {
+        int64_t dot = 0;
+        for (int64_t c = 0; c < s.input_size; ++c) {
+          dot += int64_t{mem.template load<int8_t>(weights_feature, f * s.input_size + c)} *
+                 (mem.template load<int8_t>(input, b * s.input_size + c) - input_zero_point);
+        }
+        int32_t value = multiply_by_quantized_multiplier(static_cast<int32_t>(dot), to_state);
+        value = std::min<int32_t>(std::max<int32_t>(value, std::numeric_limits<T>::min()),
+                                  std::numeric_limits<T>::max());
+        // TFLite Micro adds the state zero point after saturating and narrows
+        // the sum as it is, so it may wrap (tflite-micro issue #2721); the
+        // golden state tensors of keyword_scrambled confirm this order.
+        mem.template store<T>(state, state_index(s, b, f, s.memory - 1), static_cast<T>(state_zero_point + value));
+      }
+    }
+    for (int64_t b = 0; b < s.batch; ++b) {
+      for (int64_t f = 0; f < s.filters; ++f) {
+        int64_t sum = 0;
+        for (int64_t t = 0; t < s.memory; ++t) {
+          sum += int64_t{mem.template load<T>(weights_time, f * s.memory + t)} *
+                 (mem.template load<T>(state, state_index(s, b, f, t)) - state_zero_point);
+        }
+        filter_sums[static_cast<size_t>(b * s.filters + f)] = static_cast<int32_t>(sum);  // int32, wrapping
+      }
+    }
+    const bool has_bias = io.has_input(kBias);
+    for (int64_t b = 0; b < s.batch; ++b) {
+      for (int64_t u = 0; u < s.units; ++u) {
+        int64_t sum = has_bias ? mem.template load<int32_t>(io.input(kBias), u) : 0;
+        for (int64_t r = 0; r < s.rank; ++r) sum += filter_sums[static_cast<size_t>(b * s.filters + u * s.rank + r)];
+        unit_sums[static_cast<size_t>(b * s.units + u)] = static_cast<int32_t>(sum);
+      }
+    }
+    for (int64_t i = 0; i < s.batch * s.units; ++i) {
+      int32_t value =
+          multiply_by_quantized_multiplier(unit_sums[static_cast<size_t>(i)], to_output) + output_zero_point;
+      value = std::min<int32_t>(std::max<int32_t>(value, -128), 127);
+      mem.template store<int8_t>(output, i, static_cast<int8_t>(value));
+    }
+  }
+};
+
+bool per_tensor_scale(const Tensor& t) { return t.quantization.scale.size() == 1; }
+
+// The integer kernel's requantization, formed after every check passed.
+template <typename T>
+PreparedKernel prepare_integer_svdf(const OpContext& ctx, const SvdfSizes& s) {
   const TensorRef& input = ctx.input(kInput);
   const TensorRef& weights_feature = ctx.input(kWeightsFeature);
   const TensorRef& weights_time = ctx.input(kWeightsTime);
@@ -115,64 +186,22 @@ void integer_svdf(const OpContext& ctx, Memory& mem, const SvdfSizes& s) {
   const float time_scale = weights_time.tensor->quantization.scale[0];
   const float state_scale = state.tensor->quantization.scale[0];
   const float output_scale = output.tensor->quantization.scale[0];
+  IntegerSvdfKernel<T> k;
+  k.s = s;
   // TFLite Micro forms both scales in float, then widens them.
-  const QuantizedMultiplier to_state =
-      quantize_multiplier(static_cast<double>(input_scale * feature_scale / state_scale));
-  const QuantizedMultiplier to_output =
-      quantize_multiplier(static_cast<double>(state_scale * time_scale / output_scale));
-  const int32_t input_zero_point = zero_point_of(*input.tensor);
-  const int32_t state_zero_point = zero_point_of(*state.tensor);
-  const int32_t output_zero_point = zero_point_of(*output.tensor);
-
-  shift_state_left<T>(mem, state, s);
-  for (int64_t b = 0; b < s.batch; ++b) {
-    for (int64_t f = 0; f < s.filters; ++f) {
-      int64_t dot = 0;
-      for (int64_t c = 0; c < s.input_size; ++c) {
-        dot += int64_t{mem.template load<int8_t>(weights_feature, f * s.input_size + c)} *
-               (mem.template load<int8_t>(input, b * s.input_size + c) - input_zero_point);
-      }
-      int32_t value = multiply_by_quantized_multiplier(static_cast<int32_t>(dot), to_state);
-      value = std::min<int32_t>(std::max<int32_t>(value, std::numeric_limits<T>::min()), std::numeric_limits<T>::max());
-      // TFLite Micro adds the state zero point after saturating and narrows
-      // the sum as it is, so it may wrap (tflite-micro issue #2721); the
-      // golden state tensors of keyword_scrambled confirm this order.
-      mem.template store<T>(state, state_index(s, b, f, s.memory - 1), static_cast<T>(state_zero_point + value));
-    }
-  }
-  std::vector<int32_t> filter_sums(static_cast<size_t>(s.batch * s.filters));
-  for (int64_t b = 0; b < s.batch; ++b) {
-    for (int64_t f = 0; f < s.filters; ++f) {
-      int64_t sum = 0;
-      for (int64_t t = 0; t < s.memory; ++t) {
-        sum += int64_t{mem.template load<T>(weights_time, f * s.memory + t)} *
-               (mem.template load<T>(state, state_index(s, b, f, t)) - state_zero_point);
-      }
-      filter_sums[static_cast<size_t>(b * s.filters + f)] = static_cast<int32_t>(sum);  // int32, wrapping
-    }
-  }
-  const bool has_bias = ctx.has_input(kBias);
-  std::vector<int32_t> unit_sums(static_cast<size_t>(s.batch * s.units));
-  for (int64_t b = 0; b < s.batch; ++b) {
-    for (int64_t u = 0; u < s.units; ++u) {
-      int64_t sum = has_bias ? mem.template load<int32_t>(ctx.input(kBias), u) : 0;
-      for (int64_t r = 0; r < s.rank; ++r) sum += filter_sums[static_cast<size_t>(b * s.filters + u * s.rank + r)];
-      unit_sums[static_cast<size_t>(b * s.units + u)] = static_cast<int32_t>(sum);
-    }
-  }
-  for (int64_t i = 0; i < s.batch * s.units; ++i) {
-    int32_t value = multiply_by_quantized_multiplier(unit_sums[static_cast<size_t>(i)], to_output) + output_zero_point;
-    value = std::min<int32_t>(std::max<int32_t>(value, -128), 127);
-    mem.template store<int8_t>(output, i, static_cast<int8_t>(value));
-  }
+  k.to_state = quantize_multiplier(static_cast<double>(input_scale * feature_scale / state_scale));
+  k.to_output = quantize_multiplier(static_cast<double>(state_scale * time_scale / output_scale));
+  k.input_zero_point = zero_point_of(*input.tensor);
+  k.state_zero_point = zero_point_of(*state.tensor);
+  k.output_zero_point = zero_point_of(*output.tensor);
+  k.filter_sums.resize(static_cast<size_t>(s.batch * s.filters));
+  k.unit_sums.resize(static_cast<size_t>(s.batch * s.units));
+  return PreparedKernel::of(std::move(k));
 }
-
-bool per_tensor_scale(const Tensor& t) { return t.quantization.scale.size() == 1; }
 
 }  // namespace
 
-template <class Memory>
-void run_svdf(const OpContext& ctx, Memory& mem) {
+PreparedKernel prepare_svdf(const OpContext& ctx) {
   ctx.require(ctx.inputs.size() == 5,
               fmt::format("expected 5 inputs (input, weights_feature, weights_time, bias, state), got {}",
                           ctx.inputs.size()));
@@ -226,7 +255,11 @@ void run_svdf(const OpContext& ctx, Memory& mem) {
     }
     ctx.require(!has_bias || ctx.input(kBias).type() == DataType::kFloat32, "float SVDF: bias must be FLOAT32");
     ctx.require(output.type() == DataType::kFloat32, "float SVDF: output must be FLOAT32");
-    return float_svdf(ctx, mem, s, params->activation);
+    FloatSvdfKernel k;
+    k.s = s;
+    k.activation = params->activation;
+    k.filter_sums.resize(static_cast<size_t>(s.batch * s.filters));
+    return PreparedKernel::of(std::move(k));
   }
   ctx.require(input.type() == DataType::kInt8,
               fmt::format("input type {} is not supported; supported: FLOAT32, INT8", data_type_name(input.type())));
@@ -252,10 +285,8 @@ void run_svdf(const OpContext& ctx, Memory& mem) {
     ctx.require(per_tensor_scale(bias) && std::abs(static_cast<double>(bias.quantization.scale[0]) - expected) < 1e-5,
                 "int8 SVDF: bias scale must be state scale times weights_time scale");
   }
-  if (memory_type == DataType::kInt16) return integer_svdf<int16_t>(ctx, mem, s);
-  integer_svdf<int8_t>(ctx, mem, s);
+  if (memory_type == DataType::kInt16) return prepare_integer_svdf<int16_t>(ctx, s);
+  return prepare_integer_svdf<int8_t>(ctx, s);
 }
-
-DMO_INSTANTIATE_KERNEL(run_svdf);
 
 }  // namespace dmo
