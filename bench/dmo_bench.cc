@@ -67,7 +67,7 @@ BENCHMARK(BM_PlanMobileNetV2Algorithmic)->Unit(benchmark::kMillisecond);
 void BM_SolveProblemFileMobileNetV2(benchmark::State& state) {
   dmo::Graph graph = dmo::build_zoo_model("mobilenet_v2_1.0_224_float32");
   const std::string path = (std::filesystem::temp_directory_path() / "dmo_bench_mobilenet_v2.problem.json").string();
-  std::ofstream(path) << dmo::problem_json(dmo::make_plan_report(graph).problem);
+  std::ofstream(path) << dmo::problem_json(dmo::plan_model(graph).problem);
   for (auto _ : state) {
     dmo::MemoryProblem problem = dmo::read_problem_file(path);
     benchmark::DoNotOptimize(dmo::choose_dmo_plan(problem, 16).dmo.arena_size);
@@ -81,7 +81,7 @@ void run_model(benchmark::State& state, const char* name) {
   const std::string path = shared_model(name);
   if (!have(path, state)) return;
   dmo::Graph graph = dmo::read_tflite_file(path);
-  dmo::PlanReport report = dmo::make_plan_report(graph);
+  dmo::PlanResult report = dmo::plan_model(graph);
   dmo::Interpreter interpreter(graph, dmo::placement_from_plan(graph.main(), report.problem, report.dmo));
   std::vector<uint8_t> input = dmo::pattern_input(graph.main(), 1);
   for (auto _ : state) {

@@ -23,7 +23,7 @@ namespace {
 std::optional<std::string> verify_dmo_plans(const Graph& graph) {
   // Each method with its own input pattern: two runs cover both plans.
   for (auto [method, seed] : {std::pair{OverlapMethod::kAlgorithmic, 1u}, std::pair{OverlapMethod::kAnalytic, 2u}}) {
-    PlanReport report = make_plan_report(graph, {.method = method});
+    PlanResult report = plan_model(graph, {.method = method});
     TensorPlacement placement = placement_from_plan(graph.main(), report.problem, report.dmo);
     VerifyResult result;
     try {

@@ -149,16 +149,16 @@ TEST(DmoPlanner, UnequalDisplacementsStillZigZag) {
   EXPECT_EQ(plan.arena_size, 1040);
 }
 
-PlanReport zoo_report(const std::string& name, OverlapMethod method, int64_t alignment = 16) {
+PlanResult zoo_report(const std::string& name, OverlapMethod method, int64_t alignment = 16) {
   Graph graph = build_zoo_model(name);
-  return make_plan_report(graph, {.method = method, .preserve_graph_inputs = false, .alignment = alignment});
+  return plan_model(graph, {.method = method, .preserve_graph_inputs = false, .alignment = alignment});
 }
 
 // The seed's check values: MobileNet v2 1.0 224 float32 peaks at the second
 // depthwise conv pair, 6,021,120 bytes without overlap and 4,816,956 with the
 // algorithmic O_s floored to the 4-byte element.
 TEST(DmoPlannerCheckValues, MobileNetV2Float) {
-  PlanReport alg = zoo_report("mobilenet_v2_1.0_224_float32", OverlapMethod::kAlgorithmic, 4);
+  PlanResult alg = zoo_report("mobilenet_v2_1.0_224_float32", OverlapMethod::kAlgorithmic, 4);
   EXPECT_EQ(alg.lower_bound_bytes, 6021120);
   EXPECT_EQ(alg.dmo_no_overlap.arena_size, 6021120);
   EXPECT_LE(alg.dmo.arena_size, 4816956);
@@ -170,7 +170,7 @@ TEST(DmoPlannerCheckValues, MobileNetV2Float) {
   // that sits 10,848 above its output: 4,827,804 is the least. Walking the
   // expand conv descending puts its output above its input instead, and the
   // two displacements no longer add up.
-  PlanReport ana = zoo_report("mobilenet_v2_1.0_224_float32", OverlapMethod::kAnalytic, 4);
+  PlanResult ana = zoo_report("mobilenet_v2_1.0_224_float32", OverlapMethod::kAnalytic, 4);
   EXPECT_EQ(ana.lower_bound_overlap_per_op_bytes, 4827744);
   EXPECT_EQ(ana.lower_bound_overlap_bytes, 4827744);
   EXPECT_EQ(ana.dmo.arena_size, 4827744);
@@ -181,7 +181,7 @@ TEST(DmoPlannerCheckValues, MobileNetV2Float) {
 TEST(DmoPlannerCheckValues, MobileNetV1QuarterQuantized) {
   for (const char* name : {"mobilenet_v1_0.25_128_int8", "mobilenet_v1_0.25_128_uint8"}) {
     SCOPED_TRACE(name);
-    PlanReport r = zoo_report(name, OverlapMethod::kAlgorithmic);
+    PlanResult r = zoo_report(name, OverlapMethod::kAlgorithmic);
     EXPECT_EQ(r.dmo_no_overlap.arena_size, 98304);
     EXPECT_LE(r.dmo.arena_size, 65800);
   }
@@ -196,7 +196,7 @@ TEST(DmoPlannerFigures, MlperfTinyAndPersonDetect) {
   for (const auto& [name, bytes] : at_most) {
     SCOPED_TRACE(name);
     Graph graph = read_tflite_file(shared + "/models/" + name + ".tflite");
-    PlanReport r = make_plan_report(graph);
+    PlanResult r = plan_model(graph);
     EXPECT_LE(r.dmo.arena_size, bytes);
     EXPECT_EQ(r.dmo.arena_size, r.lower_bound_overlap_bytes);
     EXPECT_EQ(r.dmo_no_overlap.arena_size, r.lower_bound_bytes);
@@ -206,11 +206,11 @@ TEST(DmoPlannerFigures, MlperfTinyAndPersonDetect) {
   // (pointwise) bytes: 9,792 is the least any placement can use. Letting the
   // convs walk descending, the run zig-zags and reaches the per-op bound.
   Graph kws = read_tflite_file(shared + "/models/tiny_kws_ref_model_int8.tflite");
-  PlanReport kws_report = make_plan_report(kws);
+  PlanResult kws_report = plan_model(kws);
   EXPECT_EQ(kws_report.dmo.arena_size, 8384);
   EXPECT_EQ(kws_report.lower_bound_overlap_per_op_bytes, 8384);
   EXPECT_EQ(kws_report.dmo_ascending.arena_size, 9792);
-  PlanReport kws_ascending = make_plan_report(kws, {.allow_descending = false});
+  PlanResult kws_ascending = plan_model(kws, {.allow_descending = false});
   EXPECT_EQ(kws_ascending.lower_bound_overlap_bytes, 9792);
   EXPECT_EQ(kws_ascending.dmo.arena_size, 9792);
 }
@@ -228,7 +228,7 @@ TEST(DmoPlannerFigures, NeverAboveTflmAndNearTheBoundOnEveryModel) {
     Graph graph = read_tflite_file(file);
     for (OverlapMethod method : {OverlapMethod::kAnalytic, OverlapMethod::kAlgorithmic}) {
       SCOPED_TRACE(overlap_method_name(method));
-      PlanReport r = make_plan_report(graph, {.method = method});
+      PlanResult r = plan_model(graph, {.method = method});
       // TFLM's greedy plan of dmo's problem: the model's own figure where it
       // has no offline plan (an offline plan may overlap live tensors).
       const int64_t tflm = plan_tflm_greedy(r.problem).arena_size;

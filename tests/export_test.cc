@@ -68,7 +68,7 @@ bool verifies(const std::vector<uint8_t>& bytes) {
 
 // What export must write, computed here independently of the command: dmo's
 // offsets for the planned tensors of subgraph 0, -1 for everything else.
-OfflinePlan expected_plan(const Graph& graph, const PlanReport& report) {
+OfflinePlan expected_plan(const Graph& graph, const PlanResult& report) {
   OfflinePlan plan{0, static_cast<int32_t>(graph.subgraphs.size()),
                    std::vector<int32_t>(graph.total_tensor_count(), -1)};
   for (size_t b = 0; b < report.problem.buffers.size(); ++b) {
@@ -130,9 +130,9 @@ ExportCheck export_and_check(const std::string& model, const std::string& out) {
   Graph after = read_tflite_bytes(exported, out);
   EXPECT_EQ(test::graph_difference(before, after), "");
   // TFLM runs its kernels ascending: the export plans for that walk only.
-  PlanReportOptions ascending_only;
+  PlanOptions ascending_only;
   ascending_only.allow_descending = false;
-  PlanReport report = make_plan_report(before, ascending_only);
+  PlanResult report = plan_model(before, ascending_only);
   EXPECT_TRUE(report.dmo.descending_ops.empty());
   OfflinePlan plan = expected_plan(before, report);
   EXPECT_TRUE(after.offline_plan.has_value());
@@ -211,7 +211,7 @@ TEST(ExportShared, ReplacesAnExistingPlanKeepingItsBuffer) {
   EXPECT_EQ(after.metadata.size(), before.metadata.size());
   EXPECT_EQ(after.metadata[old_entry].buffer_index, old_buffer);
   EXPECT_NE(after.offline_plan->offsets, before.offline_plan->offsets);
-  EXPECT_EQ(after.offline_plan->offsets, expected_plan(before, make_plan_report(before)).offsets);
+  EXPECT_EQ(after.offline_plan->offsets, expected_plan(before, plan_model(before)).offsets);
 }
 
 TEST(ExportShared, PrintsArenaBytes) {
@@ -220,7 +220,7 @@ TEST(ExportShared, PrintsArenaBytes) {
   auto r = run_dmo({"export", shared + "/models/tiny_vww_96_int8.tflite", "-o", dir.file("vww.tflite")});
   ASSERT_EQ(r.exit_status, 0) << r.err;
   Graph graph = read_tflite_file(shared + "/models/tiny_vww_96_int8.tflite");
-  PlanReport report = make_plan_report(graph);
+  PlanResult report = plan_model(graph);
   EXPECT_NE(r.out.find(fmt::format("with this plan: {} bytes", report.dmo.arena_size)), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("TFLM's own greedy plan: 73728 bytes"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(dir.file("vww.tflite")), std::string::npos) << r.out;
@@ -295,7 +295,7 @@ TEST(ExportCli, CHeaderHoldsThePlanWords) {
     text.assign(bytes.begin(), bytes.end());
   }
   Graph graph = read_tflite_file(dir.file("m.tflite"));
-  PlanReport report = make_plan_report(graph);
+  PlanResult report = plan_model(graph);
   EXPECT_NE(text.find("static const int32_t mobilenet_v1_0_25_128_int8_offline_plan[MOBILENET_V1_0_25_128_INT8_"
                       "OFFLINE_PLAN_WORDS] = {"),
             std::string::npos)

@@ -228,7 +228,7 @@ Comparison check_against_float_twin(const Graph& graph) {
 
 // dmo's own plan for the model runs it to the unshared outputs with no clobber.
 void expect_dmo_plan_verifies(const Graph& graph) {
-  const PlanReport report = make_plan_report(graph);
+  const PlanResult report = plan_model(graph);
   const TensorPlacement placement = placement_from_plan(graph.main(), report.problem, report.dmo);
   const VerifyResult result = verify_placement(graph, placement, pattern_input(graph.main(), 1));
   EXPECT_TRUE(result.ok()) << result.describe(graph);

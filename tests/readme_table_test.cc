@@ -1,5 +1,5 @@
 // The README's "Reference figures" table is what the library computes: every
-// row (a shared model or a zoo model) is recomputed with make_plan_report's
+// row (a shared model or a zoo model) is recomputed with plan_model's
 // default options, as bench/plan_table.sh does with `dmo plan --json`, and
 // every cell must match as printed. The table has a row for every shared model.
 #include <gtest/gtest.h>
@@ -102,7 +102,7 @@ std::string with_thousands(int64_t value) {
 
 // The row bench/plan_table.sh prints for `graph`, named `name`.
 std::vector<std::string> computed_row(const std::string& name, const Graph& graph) {
-  const PlanReport r = make_plan_report(graph);
+  const PlanResult r = plan_model(graph);
   const double saving_percent = plan_report_json(graph, r)["saving_vs_tflm_percent"].get<double>();
   return {name,
           with_thousands(r.naive_bytes),

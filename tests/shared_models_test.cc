@@ -26,7 +26,7 @@ TEST(SharedModels, AllImportAndPlanValidly) {
   for (const std::string& file : files) {
     SCOPED_TRACE(file);
     Graph graph = read_tflite_file(file);
-    PlanReport report = make_plan_report(graph);
+    PlanResult report = plan_model(graph);
     EXPECT_TRUE(validate_plan(report.tflm_problem, report.tflm_greedy, kTflmBufferAlignment).empty());
     // An offline plan may put tensors live together in the same bytes, so
     // the bound holds for TFLM's planner without one.
@@ -49,7 +49,7 @@ TEST(SharedModels, TflmGreedyMatchesTflm) {
   for (const auto& [name, bytes] : expected) {
     SCOPED_TRACE(name);
     Graph graph = read_tflite_file(shared + "/models/" + name + ".tflite");
-    EXPECT_EQ(make_plan_report(graph).tflm_greedy.arena_size, bytes);
+    EXPECT_EQ(plan_model(graph).tflm_greedy.arena_size, bytes);
   }
 }
 
@@ -62,7 +62,7 @@ TEST(SharedModels, LowerBoundMatches) {
   for (const auto& [name, bytes] : expected) {
     SCOPED_TRACE(name);
     Graph graph = read_tflite_file(shared + "/models/" + name + ".tflite");
-    EXPECT_EQ(make_plan_report(graph).lower_bound_bytes, bytes);
+    EXPECT_EQ(plan_model(graph).lower_bound_bytes, bytes);
   }
 }
 
@@ -94,10 +94,10 @@ TEST(SharedModels, EmptyModelAndForkViolationImport) {
   DMO_REQUIRE_SHARED(shared);
   Graph empty = read_tflite_file(shared + "/models/litert_empty_model.tflite");
   EXPECT_TRUE(empty.main().ops.empty());
-  EXPECT_EQ(make_plan_report(empty).tflm_greedy.arena_size, 0);
+  EXPECT_EQ(plan_model(empty).tflm_greedy.arena_size, 0);
   Graph fork = read_tflite_file(shared + "/models/litert_topo_sort_fork_violation.tflite");
   EXPECT_EQ(fork.main().ops.size(), 5u);
-  EXPECT_EQ(make_plan_report(fork).tflm_greedy.arena_size, 48);
+  EXPECT_EQ(plan_model(fork).tflm_greedy.arena_size, 48);
 }
 
 // Real models cut short or with flipped bytes: import or a clean error.

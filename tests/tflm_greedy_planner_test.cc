@@ -136,7 +136,7 @@ TEST(TflmGreedyPlanner, OfflineOffsetsFirstInBufferOrderThenTheRestAround) {
 TEST(TflmGreedyPlanner, FollowsTheOfflinePlanOfTheVelaModel) {
   DMO_REQUIRE_SHARED(shared);
   Graph graph = read_tflite_file(shared + "/models/tflm_person_detect_vela_int8.tflite");
-  PlanReport r = make_plan_report(graph);
+  PlanResult r = plan_model(graph);
   EXPECT_EQ(r.offline_planned_buffers, 4);
   for (size_t b = 0; b < r.tflm_problem.buffers.size(); ++b) EXPECT_EQ(r.tflm_greedy.offsets[b], 0);
   EXPECT_EQ(r.tflm_greedy.arena_size, 74464);

@@ -3,9 +3,13 @@
 namespace dmo {
 
 MemoryProblem build_memory_problem(const Subgraph& subgraph) {
+  return build_memory_problem(subgraph, compute_lifetimes(subgraph), static_cast<int32_t>(subgraph.ops.size()));
+}
+
+MemoryProblem build_memory_problem(const Subgraph& subgraph, const std::vector<Lifetime>& lifetimes,
+                                   int32_t step_count) {
   MemoryProblem problem;
-  problem.op_count = static_cast<int32_t>(subgraph.ops.size());
-  std::vector<Lifetime> lifetimes = compute_lifetimes(subgraph);
+  problem.op_count = step_count;
   for (size_t t = 0; t < subgraph.tensors.size(); ++t) {
     if (!tflm_plans_tensor(subgraph.tensors[t])) continue;
     problem.buffers.push_back({static_cast<int32_t>(t), subgraph.tensors[t].byte_size, lifetimes[t]});

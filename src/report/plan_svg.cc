@@ -24,7 +24,7 @@ std::string escape(const std::string& text) {
   return out;
 }
 
-std::string panel(const Graph& graph, const PlanReport& r, const Plan& plan, const std::string& title, double x0,
+std::string panel(const Graph& graph, const PlanResult& r, const Plan& plan, const std::string& title, double x0,
                   int64_t max_bytes) {
   const Subgraph& sg = graph.main();
   const double ops = std::max<double>(1, static_cast<double>(sg.ops.size()));
@@ -64,7 +64,7 @@ std::string panel(const Graph& graph, const PlanReport& r, const Plan& plan, con
 
 }  // namespace
 
-std::string plan_svg(const Graph& graph, const PlanReport& r) {
+std::string plan_svg(const Graph& graph, const PlanResult& r) {
   int64_t max_bytes = std::max<int64_t>({r.tflm_greedy.arena_size, r.dmo.arena_size, 1});
   double width = 2 * kPanelWidth + kGap + 2 * kMargin, height = kPanelHeight + 2 * kMargin + 20;
   std::string out = fmt::format(

@@ -1,8 +1,8 @@
 #include <iostream>
 
 #include "commands.h"
+#include "dmo/pipeline/model_source.h"
 #include "dmo/report/model_info.h"
-#include "model_loader.h"
 
 namespace dmo::cli {
 

@@ -2,8 +2,8 @@
 
 #include "commands.h"
 #include "dmo/overlap/safe_overlaps.h"
+#include "dmo/pipeline/model_source.h"
 #include "dmo/report/overlap_report.h"
-#include "model_loader.h"
 
 namespace dmo::cli {
 

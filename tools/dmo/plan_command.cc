@@ -3,12 +3,12 @@
 #include <iostream>
 
 #include "commands.h"
+#include "dmo/pipeline/model_source.h"
 #include "dmo/plan/problem_file.h"
 #include "dmo/report/plan_report.h"
-#include "dmo/zoo/zoo.h"
 #include "dmo/report/plan_svg.h"
+#include "dmo/zoo/zoo.h"
 #include "io_files.h"
-#include "model_loader.h"
 
 namespace dmo::cli {
 
@@ -46,14 +46,14 @@ Command add_plan_command(CLI::App& app) {
   cmd->add_option("--svg", options->svg, "draw the arena over time, TFLM's plan beside dmo's, into this SVG file");
   return [options] {
     Graph graph = load_model(options->model);
-    PlanReportOptions report_options;
+    PlanOptions report_options;
     report_options.method = options->overlap == "none"       ? OverlapMethod::kNone
                             : options->overlap == "analytic" ? OverlapMethod::kAnalytic
                                                              : OverlapMethod::kAlgorithmic;
     report_options.preserve_graph_inputs = options->preserve_inputs;
     report_options.alignment = options->alignment;
     report_options.allow_descending = options->walks == "any";
-    PlanReport report = make_plan_report(graph, report_options);
+    PlanResult report = plan_model(graph, report_options);
     if (!options->dump_problem.empty()) write_text_file(options->dump_problem, problem_json(report.problem));
     if (!options->svg.empty()) write_text_file(options->svg, plan_svg(graph, report));
     if (options->json) std::cout << plan_report_json(graph, report).dump(2) << '\n';

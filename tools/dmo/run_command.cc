@@ -4,9 +4,11 @@
 #include <iostream>
 
 #include "commands.h"
+#include "dmo/pipeline/model_source.h"
+#include "dmo/pipeline/placement_file.h"
+#include "dmo/pipeline/plan_pipeline.h"
 #include "dmo/runtime/interpreter.h"
 #include "io_files.h"
-#include "model_loader.h"
 
 namespace dmo::cli {
 
@@ -30,8 +32,8 @@ Command add_run_command(CLI::App& app) {
     const Subgraph& sg = graph.main();
     std::vector<uint8_t> input = load_input(graph, o->input, o->seed);
     TensorPlacement placement = o->unshared      ? unshared_placement(sg)
-                                : o->plan.empty() ? default_placement(graph)
-                                                  : read_placement(o->plan, sg);
+                                : o->plan.empty() ? dmo_placement(graph, plan_model(graph))
+                                                  : read_placement_file(o->plan, sg);
     Interpreter interpreter(graph, placement);
     interpreter.set_inputs(input);
     auto dump = [&](int32_t t) {

@@ -20,12 +20,12 @@
 #include "dmo/error.h"
 #include "dmo/ops/walk_order.h"
 #include "dmo/overlap/overlap_candidates.h"
+#include "dmo/pipeline/model_source.h"
 #include "dmo/runtime/interpreter.h"
 #include "dmo/trace/access_svg.h"
 #include "dmo/trace/graph_bundle.h"
 #include "dmo/trace/valgrind_runner.h"
 #include "io_files.h"
-#include "model_loader.h"
 
 namespace dmo::cli {
 

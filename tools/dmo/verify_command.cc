@@ -1,9 +1,11 @@
 #include <iostream>
 
 #include "commands.h"
+#include "dmo/pipeline/model_source.h"
+#include "dmo/pipeline/placement_file.h"
+#include "dmo/pipeline/plan_pipeline.h"
 #include "dmo/runtime/plan_verifier.h"
 #include "io_files.h"
-#include "model_loader.h"
 
 namespace dmo::cli {
 
@@ -22,7 +24,7 @@ Command add_verify_command(CLI::App& app) {
   return [o] {
     Graph graph = load_model(o->model);
     std::vector<uint8_t> input = load_input(graph, o->input, o->seed);
-    TensorPlacement placement = o->plan.empty() ? default_placement(graph) : read_placement(o->plan, graph.main());
+    TensorPlacement placement = o->plan.empty() ? dmo_placement(graph, plan_model(graph)) : read_placement_file(o->plan, graph.main());
     VerifyResult result = verify_placement(graph, placement, input);
     std::string walks;
     if (!placement.descending_ops.empty()) {

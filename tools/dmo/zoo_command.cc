@@ -5,9 +5,10 @@
 
 #include "commands.h"
 #include "dmo/error.h"
+#include "dmo/pipeline/model_source.h"
 #include "dmo/tflite/reader.h"
+#include "dmo/zoo/zoo.h"
 #include "output_file.h"
-#include "zoo_file.h"
 
 namespace dmo::cli {
 

@@ -59,6 +59,10 @@ struct MemoryProblem {
 // Buffers for the tensors TFLM plans in one subgraph, in tensor order (the
 // order TFLM adds them to its planner).
 MemoryProblem build_memory_problem(const Subgraph& subgraph);
+// The same with given lifetimes (one per tensor, time 0..step_count-1),
+// for an execution order other than the file's.
+MemoryProblem build_memory_problem(const Subgraph& subgraph, const std::vector<Lifetime>& lifetimes,
+                                   int32_t step_count);
 
 // The problem TFLM solves for subgraph 0: as above, with the offsets of the
 // model's OfflineMemoryAllocation (those >= 0) as fixed offsets. TFLM places

@@ -9,6 +9,6 @@
 
 namespace dmo {
 
-std::string plan_svg(const Graph& graph, const PlanReport& report);
+std::string plan_svg(const Graph& graph, const PlanResult& report);
 
 }  // namespace dmo

@@ -1,0 +1,16 @@
+// A placement (arena offsets per tensor) as a JSON plan file, the form
+// `dmo run/verify --plan FILE` read: {"arena_bytes": N, "offsets": [one per
+// tensor of subgraph 0, -1 = none], "descending_ops": [optional op indices]}.
+#pragma once
+
+#include <string>
+
+#include "dmo/model/graph.h"
+#include "dmo/runtime/tensor_placement.h"
+
+namespace dmo {
+
+// Throws dmo::Error naming the file and the problem.
+TensorPlacement read_placement_file(const std::string& path, const Subgraph& subgraph);
+
+}  // namespace dmo

@@ -1,0 +1,67 @@
+// The planning pipeline: a model's subgraph 0 -> default schedule ->
+// lifetimes -> memory problem -> safe overlaps -> TFLM's greedy plan, dmo's
+// plans and the bounds -> validation, returned as plain data. The command
+// line and the reports only call and format this.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "dmo/model/graph.h"
+#include "dmo/overlap/safe_overlaps.h"
+#include "dmo/plan/memory_problem.h"
+#include "dmo/plan/plan.h"
+#include "dmo/runtime/tensor_placement.h"
+#include "dmo/schedule/schedule.h"
+
+namespace dmo {
+
+struct PlanOptions {
+  OverlapMethod method = OverlapMethod::kAlgorithmic;
+  bool preserve_graph_inputs = false;
+  // Offsets and safe overlaps are multiples of this. 16 is TFLM's own buffer
+  // alignment, so a plan drops into TFLM as is; the element size (4 for
+  // float) is the smallest the reference kernels accept.
+  int64_t alignment = 16;
+  // Let conv, depthwise conv and pooling walk descending where that packs
+  // tighter (dmo's runtime and generated code); false plans for TFLite's
+  // ascending kernels only, as TFLM needs.
+  bool allow_descending = true;
+};
+
+struct PlanResult {
+  // The execution order the figures are for (the default: file order), with
+  // the walks of `dmo`'s plan: what the interpreter runs and code follows.
+  Schedule schedule;
+  MemoryProblem problem;           // subgraph 0, with the overlap pairs dmo uses
+  std::vector<Lifetime> lifetimes; // per tensor of subgraph 0, under `schedule`
+  // What TFLM plans: `problem`'s buffers (no overlap pairs) with the model's
+  // offline offsets fixed, as TFLM's allocator does.
+  MemoryProblem tflm_problem;
+  int32_t offline_planned_buffers = 0;  // buffers of tflm_problem with a fixed offset
+  Plan tflm_greedy;
+  int64_t naive_bytes = 0;
+  int64_t lower_bound_bytes = 0;
+  std::vector<int64_t> live_bytes;  // per op
+  int32_t peak_op = -1;             // first op reaching the lower bound
+  int64_t variable_bytes = 0;       // TFLM keeps these in its persistent section
+
+  OverlapMethod method = OverlapMethod::kAlgorithmic;
+  int64_t alignment = 16;
+  std::vector<OpOverlap> overlaps;  // per op
+  Plan dmo_no_overlap;
+  bool allow_descending = true;
+  Plan dmo;
+  Plan dmo_ascending;  // ascending walks only (TFLM's kernels); == dmo when descending is not allowed
+  int64_t lower_bound_overlap_per_op_bytes = 0;  // live bytes less the op's O_s, at the worst op
+  int64_t lower_bound_overlap_bytes = 0;         // the same, tightened by chains of forced overlaps
+};
+
+// Schedule, safe overlaps, TFLM's plan, dmo's plans and bounds, every plan
+// checked by the validator (std::logic_error when one fails: a planner bug).
+PlanResult plan_model(const Graph& graph, const PlanOptions& options = {});
+
+// The placement of dmo's plan (offsets per tensor, descending ops).
+TensorPlacement dmo_placement(const Graph& graph, const PlanResult& result);
+
+}  // namespace dmo
