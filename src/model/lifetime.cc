@@ -7,22 +7,35 @@
 namespace dmo {
 
 std::vector<Lifetime> compute_lifetimes(const Subgraph& subgraph) {
+  std::vector<int32_t> file_order(subgraph.ops.size());
+  for (size_t i = 0; i < file_order.size(); ++i) file_order[i] = static_cast<int32_t>(i);
+  return compute_lifetimes(subgraph, file_order);
+}
+
+std::vector<Lifetime> compute_lifetimes(const Subgraph& subgraph, std::span<const int32_t> op_at_time) {
   std::vector<Lifetime> lifetimes(subgraph.tensors.size());
+  std::vector<int32_t> creator(subgraph.tensors.size(), -1);  // the op that last created it
   auto create = [&](int32_t tensor, int32_t time) { lifetimes[static_cast<size_t>(tensor)] = {time, time}; };
   auto use = [&](int32_t tensor, int32_t time) { lifetimes[static_cast<size_t>(tensor)].last = time; };
 
   for (int32_t t : subgraph.inputs) create(t, kBeforeFirstOp);
   for (int32_t t : subgraph.outputs) create(t, kBeforeFirstOp);
-  const auto op_count = static_cast<int32_t>(subgraph.ops.size());
-  for (int32_t i = 0; i < op_count; ++i) {
-    const Op& op = subgraph.ops[static_cast<size_t>(i)];
-    for (int32_t t : op.outputs) create(t, i);
+  const auto times = static_cast<int32_t>(op_at_time.size());
+  for (int32_t i = 0; i < times; ++i) {
+    const int32_t op_index = op_at_time[static_cast<size_t>(i)];
+    const Op& op = subgraph.ops[static_cast<size_t>(op_index)];
+    // Writing creates a tensor (overriding a graph output's -1); an op that
+    // runs in several steps creates its outputs at its first.
+    for (int32_t t : op.outputs) {
+      if (creator[static_cast<size_t>(t)] != op_index) create(t, i);
+      creator[static_cast<size_t>(t)] = op_index;
+    }
     for (int32_t t : op.inputs) {
       if (t != kNoTensor) use(t, i);
     }
     for (int32_t t : op.outputs) use(t, i);
   }
-  for (int32_t t : subgraph.outputs) use(t, op_count - 1);
+  for (int32_t t : subgraph.outputs) use(t, times - 1);
   return lifetimes;
 }
 

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "dmo/model/graph.h"
@@ -33,6 +34,9 @@ struct Lifetime {
 // One lifetime per tensor of the subgraph (constants included; callers pick
 // the tensors they plan).
 std::vector<Lifetime> compute_lifetimes(const Subgraph& subgraph);
+// The same when time i runs op op_at_time[i] (an execution order, an op
+// possibly at several times: its outputs are created at its first).
+std::vector<Lifetime> compute_lifetimes(const Subgraph& subgraph, std::span<const int32_t> op_at_time);
 
 // TFLM plans a tensor when it holds no constant data, is not a variable
 // (variables live in the persistent section) and has a non-zero size.

@@ -11,6 +11,7 @@
 #include <variant>
 
 #include "conv_arithmetic.h"
+#include "conv_like_kernel.h"
 #include "conv_operand_types.h"
 #include "conv_quantization.h"
 #include "dmo/ops/kernels.h"
@@ -131,20 +132,10 @@ void conv_loops(const ConvGeometry& g, const Arithmetic& arithmetic, const Kerne
   }
 }
 
-// The prepared CONV_2D: geometry and the arithmetic of its element type.
-struct Conv2DKernel {
-  ConvGeometry g;
-  DataType type = DataType::kFloat32;
-  FloatRange float_range;
-  ConvRequantization requantization;  // INT8 (per channel) and UINT8 (per tensor)
-
-  template <class Memory>
-  void eval(const KernelIO& io, Memory& mem) const {
-    switch (type) {
-      case DataType::kInt8: return conv_loops(g, QuantizedConvArithmetic<int8_t>(requantization), io, mem);
-      case DataType::kUInt8: return conv_loops(g, QuantizedConvArithmetic<uint8_t>(requantization), io, mem);
-      default: return conv_loops(g, FloatConvArithmetic{float_range}, io, mem);
-    }
+struct ConvLoops {
+  template <class Arithmetic, class Memory>
+  static void run(const ConvGeometry& g, const Arithmetic& arithmetic, const KernelIO& io, Memory& mem) {
+    conv_loops(g, arithmetic, io, mem);
   }
 };
 
@@ -155,23 +146,9 @@ PreparedKernel prepare_conv2d(const OpContext& ctx) {
   const auto* params = std::get_if<Conv2DParams>(&ctx.op->params);
   ctx.require(params != nullptr, "missing CONV_2D parameters");
   require_conv_operand_types(ctx);
-  Conv2DKernel k;
+  ConvLikeKernel<ConvGeometry, ConvLoops> k;
   k.g = conv_geometry(ctx, *params);
-  k.type = ctx.input(0).type();
-  switch (k.type) {
-    case DataType::kFloat32:
-      k.float_range = float_activation_range(params->activation);
-      break;
-    case DataType::kInt8:
-      k.requantization = per_channel_requantization(ctx, params->activation, k.g.output_depth, /*quantized_dimension=*/0);
-      break;
-    case DataType::kUInt8:
-      k.requantization = per_tensor_requantization(ctx, params->activation, k.g.output_depth);
-      break;
-    default:
-      ctx.fail(fmt::format("input type {} is not supported; supported: FLOAT32, INT8, UINT8",
-                           data_type_name(ctx.input(0).type())));
-  }
+  k.prepare_arithmetic(ctx, params->activation, k.g.output_depth, /*quantized_dimension=*/0);
   return PreparedKernel::of(std::move(k), /*regions=*/true);
 }
 

@@ -8,6 +8,7 @@
 #include <variant>
 
 #include "../conv2d/conv_arithmetic.h"
+#include "../conv2d/conv_like_kernel.h"
 #include "../conv2d/conv_operand_types.h"
 #include "../conv2d/conv_quantization.h"
 #include "dmo/ops/kernels.h"
@@ -132,20 +133,10 @@ void depthwise_loops(const DepthwiseGeometry& g, const Arithmetic& arithmetic, c
   }
 }
 
-// The prepared DEPTHWISE_CONV_2D: geometry and the arithmetic of its element type.
-struct DepthwiseConv2DKernel {
-  DepthwiseGeometry g;
-  DataType type = DataType::kFloat32;
-  FloatRange float_range;
-  ConvRequantization requantization;  // INT8 (per channel) and UINT8 (per tensor)
-
-  template <class Memory>
-  void eval(const KernelIO& io, Memory& mem) const {
-    switch (type) {
-      case DataType::kInt8: return depthwise_loops(g, QuantizedConvArithmetic<int8_t>(requantization), io, mem);
-      case DataType::kUInt8: return depthwise_loops(g, QuantizedConvArithmetic<uint8_t>(requantization), io, mem);
-      default: return depthwise_loops(g, FloatConvArithmetic{float_range}, io, mem);
-    }
+struct DepthwiseLoops {
+  template <class Arithmetic, class Memory>
+  static void run(const DepthwiseGeometry& g, const Arithmetic& arithmetic, const KernelIO& io, Memory& mem) {
+    depthwise_loops(g, arithmetic, io, mem);
   }
 };
 
@@ -156,24 +147,9 @@ PreparedKernel prepare_depthwise_conv2d(const OpContext& ctx) {
   const auto* params = std::get_if<DepthwiseConv2DParams>(&ctx.op->params);
   ctx.require(params != nullptr, "missing DEPTHWISE_CONV_2D parameters");
   require_conv_operand_types(ctx);
-  DepthwiseConv2DKernel k;
+  ConvLikeKernel<DepthwiseGeometry, DepthwiseLoops> k;
   k.g = depthwise_geometry(ctx, *params);
-  k.type = ctx.input(0).type();
-  switch (k.type) {
-    case DataType::kFloat32:
-      k.float_range = float_activation_range(params->activation);
-      break;
-    case DataType::kInt8:
-      k.requantization =
-          per_channel_requantization(ctx, params->activation, k.g.output_depth, /*quantized_dimension=*/3);
-      break;
-    case DataType::kUInt8:
-      k.requantization = per_tensor_requantization(ctx, params->activation, k.g.output_depth);
-      break;
-    default:
-      ctx.fail(fmt::format("input type {} is not supported; supported: FLOAT32, INT8, UINT8",
-                           data_type_name(ctx.input(0).type())));
-  }
+  k.prepare_arithmetic(ctx, params->activation, k.g.output_depth, /*quantized_dimension=*/3);
   return PreparedKernel::of(std::move(k), /*regions=*/true);
 }
 
