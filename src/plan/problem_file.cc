@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <fstream>
 #include <initializer_list>
 #include <nlohmann/json.hpp>
@@ -103,6 +104,7 @@ MemoryProblem parse_problem_json(const std::string& text, const std::string& sou
     BufferRequest& r = problem.buffers[static_cast<size_t>(id)];
     r.size = b.integer("size");
     if (r.size < 0) b.fail(fmt::format("has negative size {}", r.size));
+    if (r.size > kMaxArenaBytes) b.fail(fmt::format("has size {}, above the {}-byte limit", r.size, kMaxArenaBytes));
     const int64_t first = b.integer("first_use"), last = b.integer("last_use");
     if (first < kUninitialised) b.fail(fmt::format("has first_use {} below {}", first, kUninitialised));
     if (first > last) b.fail(fmt::format("has first_use {} after last_use {}", first, last));
@@ -117,6 +119,9 @@ MemoryProblem parse_problem_json(const std::string& text, const std::string& sou
     }
     r.fixed_offset = b.optional_integer("fixed_offset");
     if (r.fixed_offset && *r.fixed_offset < 0) b.fail(fmt::format("has negative fixed_offset {}", *r.fixed_offset));
+    if (r.fixed_offset && *r.fixed_offset > kMaxArenaBytes - r.size) {
+      b.fail(fmt::format("has fixed_offset {}: it would end beyond the {}-byte limit", *r.fixed_offset, kMaxArenaBytes));
+    }
     if (r.fixed_offset && r.alignment > 0 && *r.fixed_offset % r.alignment != 0) {
       b.fail(fmt::format("has fixed_offset {}, not a multiple of its alignment {}", *r.fixed_offset, r.alignment));
     }
@@ -126,7 +131,13 @@ MemoryProblem parse_problem_json(const std::string& text, const std::string& sou
     for (size_t i = 0; i < aliases->size(); ++i) {
       Fields a((*aliases)[i], fmt::format("alias {}", i), source, {"buffer", "base", "offset"});
       BufferAlias alias{index_in(a, "buffer", n, "buffer"), index_in(a, "base", n, "buffer"), a.integer("offset")};
-      const int64_t own = problem.buffers[static_cast<size_t>(alias.buffer)].alignment;
+      const BufferRequest& aliased = problem.buffers[static_cast<size_t>(alias.buffer)];
+      const BufferRequest& base = problem.buffers[static_cast<size_t>(alias.base)];
+      if (alias.offset < 0 || alias.offset > base.size - aliased.size) {
+        a.fail(fmt::format("has offset {}: buffer {} ({} bytes) must lie inside buffer {} ({} bytes)", alias.offset,
+                           alias.buffer, aliased.size, alias.base, base.size));
+      }
+      const int64_t own = aliased.alignment;
       if (own > 0 && alias.offset % own != 0) {
         a.fail(fmt::format("has offset {}, not a multiple of buffer {}'s alignment {}", alias.offset, alias.buffer, own));
       }
@@ -157,6 +168,8 @@ MemoryProblem parse_problem_json(const std::string& text, const std::string& sou
 }
 
 MemoryProblem read_problem_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw Error(fmt::format("{}: is a directory, not a problem file", path));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(fmt::format("{}: cannot open the problem file", path));
   std::ostringstream text;

@@ -18,6 +18,10 @@ Interpreter::Interpreter(const Graph& graph, TensorPlacement placement)
 
 Interpreter::Interpreter(const Graph& graph, TensorPlacement placement, Schedule schedule)
     : graph_(graph), subgraph_(graph.main()), placement_(std::move(placement)), schedule_(std::move(schedule)) {
+  if (placement_.arena_size < 0) {
+    throw Error(fmt::format("{}: the placement's arena has a negative size ({} bytes)", graph.source,
+                            placement_.arena_size));
+  }
   if (placement_.offsets.size() != subgraph_.tensors.size()) {
     throw Error(fmt::format("{}: placement has {} offsets for {} tensors", graph.source, placement_.offsets.size(),
                             subgraph_.tensors.size()));
@@ -36,7 +40,7 @@ Interpreter::Interpreter(const Graph& graph, TensorPlacement placement, Schedule
   for (size_t t = 0; t < subgraph_.tensors.size(); ++t) {
     const Tensor& tensor = subgraph_.tensors[t];
     if (tflm_plans_tensor(tensor) && view_index_[t] < 0 &&
-        (placement_.offsets[t] < 0 || placement_.offsets[t] + tensor.byte_size > placement_.arena_size)) {
+        (placement_.offsets[t] < 0 || placement_.offsets[t] > placement_.arena_size - tensor.byte_size)) {
       throw Error(fmt::format("{}: tensor {} '{}' is not inside the {}-byte arena", graph.source, t, tensor.name,
                               placement_.arena_size));
     }

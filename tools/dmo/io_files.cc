@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 
@@ -15,6 +16,8 @@ std::vector<uint8_t> load_input(const Graph& graph, const std::string& path, uin
   if (path.empty()) {
     bytes = pattern_input(graph.main(), seed);
   } else {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) throw Error(fmt::format("{}: is a directory, not an input file", path));
     std::ifstream in(path, std::ios::binary);
     if (!in) throw Error(fmt::format("{}: cannot open input file", path));
     bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());

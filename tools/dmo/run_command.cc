@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "dmo/error.h"
 #include "dmo/pipeline/model_source.h"
 #include "dmo/pipeline/placement_file.h"
 #include "dmo/pipeline/plan_pipeline.h"
@@ -42,7 +43,11 @@ Command add_run_command(CLI::App& app) {
       write_file(fmt::format("{}/{}.bin", o->dump_dir, t), {bytes.begin(), bytes.end()});
     };
     if (!o->dump_dir.empty()) {
-      std::filesystem::create_directories(o->dump_dir);
+      std::error_code ec;
+      std::filesystem::create_directories(o->dump_dir, ec);
+      if (ec || !std::filesystem::is_directory(o->dump_dir, ec)) {
+        throw dmo::Error(fmt::format("{}: cannot create the directory for --dump-tensors", o->dump_dir));
+      }
       for (int32_t t : sg.inputs) dump(t);
     }
     // In a shared arena a tensor is only intact right after its op: dump then.
