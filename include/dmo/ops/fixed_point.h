@@ -42,7 +42,4 @@ inline int32_t multiply_by_quantized_multiplier(int32_t x, QuantizedMultiplier m
       right);
 }
 
-// TFLite rounds float to nearest with ties away from zero.
-inline float tflite_round(float x) { return std::round(x); }
-
 }  // namespace dmo
