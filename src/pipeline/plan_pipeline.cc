@@ -72,9 +72,7 @@ PlanResult plan_model(const Graph& graph, const PlanOptions& options) {
   r.dmo = std::move(choice.dmo);
   r.dmo_ascending = std::move(choice.dmo_ascending);
   // The schedule runs dmo's plan: its ops walk as the plan needs.
-  for (ScheduleStep& step : r.schedule.steps) {
-    for (int32_t op : r.dmo.descending_ops) step.descending |= step.op == op;
-  }
+  r.schedule = default_schedule(graph, r.dmo.descending_ops);
   return r;
 }
 

@@ -192,16 +192,23 @@ OpContext Interpreter::context(int32_t op_index) const {
   return ctx;
 }
 
-const PreparedKernel& Interpreter::prepared(int32_t op) const {
-  PreparedKernel& kernel = prepared_.at(static_cast<size_t>(op));
-  if (!kernel.valid()) kernel = prepare_kernel(context(op));
-  return kernel;
+const Interpreter::PreparedOp& Interpreter::prepared_op(int32_t op) const {
+  PreparedOp& prepared = prepared_.at(static_cast<size_t>(op));
+  if (!prepared.kernel.valid()) {
+    prepared.context = context(op);
+    prepared.kernel = prepare_kernel(prepared.context);
+  }
+  return prepared;
 }
+
+const PreparedKernel& Interpreter::prepared(int32_t op) const { return prepared_op(op).kernel; }
 
 template <class Memory>
 void Interpreter::eval_step(const ScheduleStep& step, Memory& memory) const {
-  const OpContext ctx = context(step.op);
-  prepared(step.op).eval(KernelIO{ctx.inputs, ctx.outputs, step.descending, step.region}, memory);
+  // The op's tensor references were built with its kernel: the arena and
+  // the persistent storage never move, so each step reuses them.
+  const PreparedOp& op = prepared_op(step.op);
+  op.kernel.eval(KernelIO{op.context.inputs, op.context.outputs, step.descending, step.region}, memory);
 }
 
 void Interpreter::run(const OpObserver& after_op) {

@@ -22,15 +22,15 @@ class PreparedKernel {
   PreparedKernel() = default;
 
   // `Kernel` has `template <class Memory> void eval(const KernelIO&, Memory&) const`.
-  // `regions`: eval honours KernelIO::region and KernelIO::descending.
+  // Which kernels honour KernelIO::region and KernelIO::descending is said
+  // once, by kind, in ops/walk_order.h.
   template <class Kernel>
-  static PreparedKernel of(Kernel kernel, bool regions = false) {
+  static PreparedKernel of(Kernel kernel) {
     PreparedKernel p;
     p.state_ = std::make_shared<const Kernel>(std::move(kernel));
     p.direct_ = &call<Kernel, DirectMemory>;
     p.address_ = &call<Kernel, AddressMemory>;
     p.checking_ = &call<Kernel, CheckingMemory>;
-    p.regions_ = regions;
     return p;
   }
 
@@ -42,8 +42,6 @@ class PreparedKernel {
   }
 
   bool valid() const { return state_ != nullptr; }
-  // Honours output regions and the descending walk.
-  bool computes_regions() const { return regions_; }
 
  private:
   template <class Kernel, class Memory>
@@ -57,7 +55,6 @@ class PreparedKernel {
   Eval<DirectMemory> direct_ = nullptr;
   Eval<AddressMemory> address_ = nullptr;
   Eval<CheckingMemory> checking_ = nullptr;
-  bool regions_ = false;
 };
 
 }  // namespace dmo

@@ -24,6 +24,9 @@ class Interpreter {
   // The default schedule, with the placement's descending ops.
   Interpreter(const Graph& graph, TensorPlacement placement);
   Interpreter(const Graph& graph, TensorPlacement placement, Schedule schedule);
+  // Prepared ops point into this interpreter's own storage.
+  Interpreter(const Interpreter&) = delete;
+  Interpreter& operator=(const Interpreter&) = delete;
 
   // Bytes of all graph inputs (or outputs) concatenated in order.
   int64_t input_bytes() const;
@@ -69,7 +72,13 @@ class Interpreter {
   mutable std::vector<uint8_t> arena_;       // the planned tensors
   mutable std::vector<uint8_t> persistent_;  // variable tensors
   std::vector<int64_t> persistent_offsets_;
-  mutable std::vector<PreparedKernel> prepared_;  // per op, filled on first use
+  // An op's kernel, prepared once, and the tensor references it runs on.
+  struct PreparedOp {
+    OpContext context;
+    PreparedKernel kernel;
+  };
+  const PreparedOp& prepared_op(int32_t op) const;
+  mutable std::vector<PreparedOp> prepared_;  // per op, filled on first use
 };
 
 // Runs `op` with the address-only policy: the algorithmic safe overlap of

@@ -149,7 +149,7 @@ PreparedKernel prepare_conv2d(const OpContext& ctx) {
   ConvLikeKernel<ConvGeometry, ConvLoops> k;
   k.g = conv_geometry(ctx, *params);
   k.prepare_arithmetic(ctx, params->activation, k.g.output_depth, /*quantized_dimension=*/0);
-  return PreparedKernel::of(std::move(k), /*regions=*/true);
+  return PreparedKernel::of(std::move(k));
 }
 
 }  // namespace dmo

@@ -150,7 +150,7 @@ PreparedKernel prepare_depthwise_conv2d(const OpContext& ctx) {
   ConvLikeKernel<DepthwiseGeometry, DepthwiseLoops> k;
   k.g = depthwise_geometry(ctx, *params);
   k.prepare_arithmetic(ctx, params->activation, k.g.output_depth, /*quantized_dimension=*/3);
-  return PreparedKernel::of(std::move(k), /*regions=*/true);
+  return PreparedKernel::of(std::move(k));
 }
 
 }  // namespace dmo

@@ -220,7 +220,7 @@ PreparedKernel prepare_pool(const OpContext& ctx) {
     case DataType::kInt16: k.quantized_range = quantized_activation_range(k.g.activation, *ctx.output(0).tensor); break;
     default: fail_unsupported_type(ctx, "input", k.type, "FLOAT32, INT8, UINT8, INT16");
   }
-  return PreparedKernel::of(std::move(k), /*regions=*/true);
+  return PreparedKernel::of(std::move(k));
 }
 
 }  // namespace
