@@ -13,4 +13,9 @@ void CheckingMemory::begin_op(int32_t op) {
   }
 }
 
+void CheckingMemory::note_overlapping_copy(const BlockCopy& copy) {
+  if (clobber_) return;
+  if (std::optional<int64_t> byte = first_overlapped_source_byte(copy)) clobber_ = Clobber{op_, copy.from.index, *byte};
+}
+
 }  // namespace dmo

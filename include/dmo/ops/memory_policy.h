@@ -5,6 +5,9 @@
 //    output) pair's reads and writes into the algorithmic safe overlap O_s.
 //  - CheckingMemory executes and keeps shadow state of the arena bytes the op
 //    has written; reading an input byte the op already overwrote is a clobber.
+// Kernels whose TFLM counterpart copies with memcpy or memmove use `copy`
+// (ops/block_copy.h): the order of such a copy is unspecified, so it may
+// only run between disjoint or identical byte ranges.
 // Kernels index tensors densely; a view's strides (ops/tensor_ref.h) are
 // applied here, so the address-only policy sees the dense order.
 #pragma once
@@ -16,6 +19,7 @@
 #include <vector>
 
 #include "dmo/model/safe_overlap_formula.h"
+#include "dmo/ops/block_copy.h"
 #include "dmo/ops/tensor_ref.h"
 
 namespace dmo {
@@ -30,6 +34,18 @@ struct DirectMemory {
   template <typename T>
   void store(const TensorRef& t, int64_t i, T value) {
     std::memcpy(t.data + t.storage_index(i) * static_cast<int64_t>(sizeof(T)), &value, sizeof(T));
+  }
+  // memmove for dense tensors (deterministic even where a bad plan overlaps
+  // them); a view is copied element by element.
+  template <typename T>
+  void copy(const TensorRef& to, int64_t to_index, const TensorRef& from, int64_t from_index, int64_t count) {
+    if (count <= 0) return;
+    if (to.strides == nullptr && from.strides == nullptr) {
+      const auto size = static_cast<int64_t>(sizeof(T));
+      std::memmove(to.data + to_index * size, from.data + from_index * size, static_cast<size_t>(count * size));
+      return;
+    }
+    for (int64_t i = 0; i < count; ++i) store<T>(to, to_index + i, load<T>(from, from_index + i));
   }
 };
 
@@ -63,10 +79,23 @@ class AddressMemory {
     fold_.write(last_byte);
     ++writes_;
   }
+  // A block copy from the input to the output has no order to fold: any
+  // overlap of the two may clobber, so the op's O_s is 0 (dmo never places
+  // an output exactly on its input, the one overlap such a copy survives).
+  // A copy touching only one of them reads or writes as element accesses do.
+  template <typename T>
+  void copy(const TensorRef& to, int64_t to_index, const TensorRef& from, int64_t from_index, int64_t count) {
+    if (count <= 0) return;
+    const bool reads_input = from.index == input_ && !from.is_output;
+    const bool writes_output = to.index == output_ && to.is_output;
+    if (reads_input && writes_output) copied_input_to_output_ = true;
+    for (int64_t i = 0; i < count; ++i) load<T>(from, from_index + i);
+    for (int64_t i = 0; i < count; ++i) store<T>(to, to_index + i, T{});
+  }
 
   // Largest number of bytes the end of the output may overlap the start of
   // the input (model/safe_overlap_formula.h), folded in constant memory.
-  int64_t safe_overlap() const { return fold_.safe_overlap(output_bytes_); }
+  int64_t safe_overlap() const { return copied_input_to_output_ ? 0 : fold_.safe_overlap(output_bytes_); }
   int64_t writes() const { return writes_; }
 
  private:
@@ -75,6 +104,7 @@ class AddressMemory {
   bool mirrored_;
   SafeOverlapFold fold_;
   int64_t writes_ = 0;
+  bool copied_input_to_output_ = false;
 };
 
 struct Clobber {
@@ -114,9 +144,22 @@ class CheckingMemory {
     std::memcpy(p, &value, sizeof(T));
   }
 
+  // A block copy: loads and stores as element accesses do, and, since its
+  // direction is unspecified, a clobber when its source and destination
+  // overlap without being the same bytes.
+  template <typename T>
+  void copy(const TensorRef& to, int64_t to_index, const TensorRef& from, int64_t from_index, int64_t count) {
+    if (to.in_arena && from.in_arena && !from.is_output) {
+      note_overlapping_copy(BlockCopy{to, to_index, from, from_index, count, static_cast<int64_t>(sizeof(T))});
+    }
+    for (int64_t i = 0; i < count; ++i) store<T>(to, to_index + i, load<T>(from, from_index + i));
+  }
+
   const std::optional<Clobber>& clobber() const { return clobber_; }
 
  private:
+  void note_overlapping_copy(const BlockCopy& copy);
+
   const uint8_t* base_;
   std::vector<uint8_t> written_;  // byte == stamp_: written by the current op
   uint8_t stamp_ = 0;
