@@ -108,13 +108,10 @@ AnalyticOverlap analytic_safe_overlap(const Subgraph& subgraph, int32_t op_index
     case OpKind::kTanh:
     case OpKind::kHardSwish:
     case OpKind::kQuantize:
-    case OpKind::kDequantize:
-    case OpKind::kReshape:
-    case OpKind::kSqueeze: {
+    case OpKind::kDequantize: {
       if (descending) break;
       if (in.element_count != out.element_count) return {std::nullopt, "element-wise: shapes differ (broadcast)"};
-      bool copy = op.is(OpKind::kReshape) || op.is(OpKind::kSqueeze);
-      if (!copy && !same_shape(in, out)) return {std::nullopt, "element-wise: shapes differ"};
+      if (!same_shape(in, out)) return {std::nullopt, "element-wise: shapes differ"};
       // Output element k is written right after input element k is read.
       // A wider output element overlaps later input elements: with element
       // sizes e_o > e_i, O_s = e_o + (N - 1) * e_i.
@@ -124,6 +121,19 @@ AnalyticOverlap analytic_safe_overlap(const Subgraph& subgraph, int32_t op_index
       if (e_o <= e_i) return {out.byte_size, "in place"};
       return {e_o + (n - 1) * e_i, "in place, wider output"};
     }
+    case OpKind::kReshape:
+    case OpKind::kSqueeze:
+    case OpKind::kConcatenation:
+    case OpKind::kStridedSlice:
+      // TFLM copies these with memcpy (STRIDED_SLICE when its inner stride
+      // is 1), whose order is unspecified: only disjoint ranges are safe.
+      if (descending) break;
+      return {0, "copy: memcpy allows no overlap"};
+    case OpKind::kMean:
+      // Every TFLM path but one resets the whole output before reading the
+      // input; 0 bounds that one too.
+      if (descending) break;
+      return {0, "mean: the output is reset before the input is read"};
     default:
       return {std::nullopt, "no closed form for " + op.name()};
   }

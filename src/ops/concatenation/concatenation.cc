@@ -1,7 +1,9 @@
 // CONCATENATION along one axis, mirroring TFLM's reference_ops::Concatenation
 // (every type; TFLM's concatenation kernel, EvalUnquantized): for each
 // outer index (the dimensions before the axis), each input in turn copies its
-// contiguous block (its axis extent times the inner size) to the output.
+// contiguous block (its axis extent times the inner size) to the output
+// with memcpy, here a block copy (ops/block_copy.h): a copy's order is
+// unspecified, so no input may overlap the output (O_s 0).
 // TFLite Micro copies quantized inputs as they are, never requantizing, and
 // accepts no fused activation; the TFLite int8 scheme requires inputs and
 // output to share one scale and zero point, so dmo checks that instead of
@@ -58,9 +60,8 @@ struct ConcatenationKernel {
         for (size_t i = 0; i < blocks.size(); ++i) {
           const TensorRef& input = io.input(i);
           const int64_t block = blocks[i];
-          for (int64_t j = 0; j < block; ++j) {
-            mem.template store<U>(output, out++, mem.template load<U>(input, k * block + j));
-          }
+          mem.template copy<U>(output, out, input, k * block, block);
+          out += block;
         }
       }
     });

@@ -1,8 +1,10 @@
 // RESHAPE and SQUEEZE: the same bytes under another shape, mirroring TFLM's
-// reshape kernel (EvalReshapeReference) and squeeze kernel: a copy in flat
-// order when input and output are different tensors (TFLM does nothing when
-// they share memory, which the same copy also does). The output shape comes
-// from the model; only the element counts must agree.
+// reshape kernel (EvalReshapeReference) and squeeze kernel (SqueezeEval):
+// one memcpy of the whole tensor (RESHAPE skips it when input and output
+// share their bytes; SQUEEZE copies anyway, harmless on the same bytes).
+// memcpy's order is unspecified, so this is one block copy
+// (ops/block_copy.h): O_s 0, and any partial overlap a clobber. The output
+// shape comes from the model; only the element counts must agree.
 #include <fmt/format.h>
 
 #include "../element_width.h"
@@ -13,7 +15,7 @@ namespace dmo {
 
 namespace {
 
-// The prepared flat copy: element count and width.
+// The prepared whole-tensor copy: element count and width.
 struct FlatCopyKernel {
   int64_t elements = 0;
   ElementWidth width = ElementWidth::k1;
@@ -23,8 +25,8 @@ struct FlatCopyKernel {
     const TensorRef& input = io.input(0);
     const TensorRef& output = io.output(0);
     with_element_width(width, [&]<typename U>() {
-      // A zero-size tensor may have no data at all: the loop never loads.
-      for (int64_t i = 0; i < elements; ++i) mem.template store<U>(output, i, mem.template load<U>(input, i));
+      // A zero-size tensor may have no data at all: an empty copy touches nothing.
+      mem.template copy<U>(output, 0, input, 0, elements);
     });
   }
 };

@@ -3,7 +3,11 @@
 // everything), each axis gets a start and a stop from StridedSliceStartForAxis
 // and StridedSliceEndForAxis (negative indices count from the end, the masks
 // override, shrink_axis takes one element, `offset` makes end relative to
-// begin), then five nested loops write the output in order.
+// begin), then five nested loops write the output in order. When the
+// innermost stride is 1, TFLM copies each innermost run with one memcpy
+// (SequentialTensorWriter::WriteN), here a block copy (ops/block_copy.h):
+// its order is unspecified, so such a slice allows no overlap (O_s 0);
+// other strides copy element by element, each load right before its store.
 // ellipsis_mask and new_axis_mask are refused: TFLite Micro ignores them.
 #include <fmt/format.h>
 
@@ -73,9 +77,15 @@ struct StridedSliceKernel {
         for (int64_t i1 = ranges[1].start; in_range(i1, ranges[1]); i1 += ranges[1].stride) {
           for (int64_t i2 = ranges[2].start; in_range(i2, ranges[2]); i2 += ranges[2].stride) {
             for (int64_t i3 = ranges[3].start; in_range(i3, ranges[3]); i3 += ranges[3].stride) {
+              const int64_t row = (((i0 * dims[1] + i1) * dims[2] + i2) * dims[3] + i3) * dims[4];
+              if (ranges[4].stride == 1) {
+                const int64_t length = ranges[4].stop - ranges[4].start;
+                if (length > 0) mem.template copy<U>(output, out, input, row + ranges[4].start, length);
+                out += std::max<int64_t>(length, 0);
+                continue;
+              }
               for (int64_t i4 = ranges[4].start; in_range(i4, ranges[4]); i4 += ranges[4].stride) {
-                const int64_t in = (((i0 * dims[1] + i1) * dims[2] + i2) * dims[3] + i3) * dims[4] + i4;
-                mem.template store<U>(output, out++, mem.template load<U>(input, in));
+                mem.template store<U>(output, out++, mem.template load<U>(input, row + i4));
               }
             }
           }
