@@ -1,15 +1,26 @@
-// MEAN over constant axes, mirroring TFLM's reduce kernel: reference_ops::Mean
-// (FLOAT32) and reference_ops::QuantizedMeanOrSum (INT8, INT16).
-//  - FLOAT32: a float sum in the input's row-major order, divided by the
-//    element count as a float (the 4-D keep_dims special case over height
-//    and width sums in the same order and gives the same floats).
-//  - INT8, INT16 (and UINT8, which TFLite Micro lacks, the same way): an
-//    int32 sum, the input zero point times the count taken off, then one
-//    requantization whose multiplier input_scale / output_scale has 1/count
-//    folded in (reference_ops::QuantizedMeanOrSum), plus the output zero
-//    point, saturated.
-// Each output element (row-major over the kept dimensions) is stored once,
-// after loading its inputs in row-major order of the reduced dimensions.
+// MEAN over constant axes, mirroring TFLM's reduce kernel (EvalMeanHelper in
+// reduce_common.cc) in the loads and stores of each path it selects:
+//  - FLOAT32, 4-D input, keep_dims, axis given exactly as {1, 2} or {2, 1}:
+//    reference_ops::Mean for 4-D. Per (batch, channel) it sums height and
+//    width in order and stores the one output element: the inputs of later
+//    outputs lie beyond it, so the whole output may overlap the input.
+//  - FLOAT32 otherwise: reference_ops::Mean<float, float> with the output as
+//    its own sum buffer. It first zeroes every output element (twice: as
+//    output and as sum), then walks the whole input in row-major order
+//    adding each element onto its output element in place, then divides
+//    each output element in place by the count. The reset comes before any
+//    input read, so no byte of the output may overlap the input (O_s 0).
+//  - INT8, INT16 (and UINT8, which TFLite Micro lacks, the same way) with
+//    input and output sharing scale and zero point: reference_ops::Mean<T,
+//    int32_t>: output and an int32 sum buffer (TFLM's temp_buffer_idx
+//    scratch, `temp_sum` here) zeroed element by element, the input summed
+//    into the scratch in row-major order, then each output is the sum
+//    divided by the count, truncated as C++ integer division does.
+//  - other integer quantization: reference_ops::QuantizedMeanOrSum: the same
+//    reset and scratch sum, then one requantization per output whose
+//    multiplier input_scale / output_scale has 1/count folded in, plus the
+//    output zero point, saturated.
+// Both integer paths reset the output before reading the input: O_s 0.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -19,6 +30,7 @@
 #include <vector>
 
 #include "../constant_operand.h"
+#include "../fixed_point_math.h"
 #include "dmo/model/data_type.h"
 #include "dmo/ops/fixed_point.h"
 #include "dmo/ops/kernels.h"
@@ -70,67 +82,50 @@ QuantizedMultiplier mean_multiplier(QuantizedMultiplier m, int64_t count) {
   return m;
 }
 
-// The prepared mean: the walks over kept and reduced dimensions and, for
-// the integer types, the requantization.
+// Which of TFLM's reference functions the op runs (see the file comment).
+enum class MeanPath {
+  kFloatPerOutput,   // reference_ops::Mean, 4-D over height and width
+  kFloatInOutput,    // reference_ops::Mean<float, float>, summing in the output
+  kIntegerDivide,    // reference_ops::Mean<T, int32_t>, same quantization
+  kRequantize,       // reference_ops::QuantizedMeanOrSum
+};
+
+// The prepared mean: the walks over the input and, for the integer types,
+// the scratch sums and the requantization.
 struct MeanKernel {
   DataType type = DataType::kFloat32;
-  int64_t output_elements = 0;
-  // Positions walked while evaluating (TFLM keeps them in a temp_index array).
-  mutable DimensionWalk kept, reduced;
-  QuantizedMultiplier multiplier;  // integer types: input_scale / output_scale / count
+  MeanPath path = MeanPath::kFloatInOutput;
+  int64_t input_elements = 0, output_elements = 0;
+  int64_t count = 0;  // input elements per output element
+  // Positions walked while evaluating (TFLM keeps them in a temp_index
+  // array): kept and reduced dimensions for the per-output path, and the
+  // output element of each input element for the row-major input walk.
+  mutable DimensionWalk kept, reduced, output_of_input;
+  // TFLM's temp_buffer_idx scratch: one int32 sum per output element.
+  mutable std::vector<int32_t> temp_sum;
+  QuantizedMultiplier multiplier;  // kRequantize: input_scale / output_scale / count
   int32_t input_zero_point = 0, output_zero_point = 0;
 
   template <class Memory>
   void eval(const KernelIO& io, Memory& mem) const {
-    const TensorRef& output = io.output(0);
-    if (reduced.count() == 0) {
-      // Nothing to average: TFLite leaves the zero it initialised the output with.
-      for (int64_t o = 0; o < output_elements; ++o) {
+    switch (path) {
+      case MeanPath::kFloatPerOutput: return float_per_output(io, mem);
+      case MeanPath::kFloatInOutput: return float_in_output(io, mem);
+      case MeanPath::kIntegerDivide:
+      case MeanPath::kRequantize:
         switch (type) {
-          case DataType::kFloat32: mem.template store<float>(output, o, 0.0f); break;
-          case DataType::kInt16: mem.template store<int16_t>(output, o, 0); break;
-          default: mem.template store<uint8_t>(output, o, 0); break;
+          case DataType::kInt8: return integer_mean<int8_t>(io, mem);
+          case DataType::kUInt8: return integer_mean<uint8_t>(io, mem);
+          case DataType::kInt16: return integer_mean<int16_t>(io, mem);
+          default: return;
         }
-      }
-      return;
-    }
-    switch (type) {
-      case DataType::kFloat32: return float_mean(io, mem);
-      case DataType::kInt8: return quantized_mean<int8_t>(io, mem);
-      case DataType::kUInt8: return quantized_mean<uint8_t>(io, mem);
-      case DataType::kInt16: return quantized_mean<int16_t>(io, mem);
-      default: break;
-    }
-  }
-
-  template <typename T, class Memory>
-  void quantized_mean(const KernelIO& io, Memory& mem) const {
-    const TensorRef& input = io.input(0);
-    const TensorRef& output = io.output(0);
-    const int64_t count = reduced.count();
-    const int32_t lo = std::numeric_limits<T>::min();
-    const int32_t hi = std::numeric_limits<T>::max();
-
-    kept.reset();
-    for (int64_t o = 0; o < kept.count(); ++o, kept.next()) {
-      reduced.reset();
-      int64_t sum = 0;
-      for (int64_t r = 0; r < count; ++r, reduced.next()) {
-        sum += mem.template load<T>(input, kept.offset() + reduced.offset());
-      }
-      // TFLite sums in int32 (wrapping); the shifted sum is narrowed to int32 too.
-      const auto shifted = static_cast<int32_t>(static_cast<int32_t>(sum) - int64_t{input_zero_point} * count);
-      int32_t value = multiply_by_quantized_multiplier(shifted, multiplier) + output_zero_point;
-      value = std::min(std::max(value, lo), hi);
-      mem.template store<T>(output, o, static_cast<T>(value));
     }
   }
 
   template <class Memory>
-  void float_mean(const KernelIO& io, Memory& mem) const {
+  void float_per_output(const KernelIO& io, Memory& mem) const {
     const TensorRef& input = io.input(0);
     const TensorRef& output = io.output(0);
-    const int64_t count = reduced.count();
     kept.reset();
     for (int64_t o = 0; o < kept.count(); ++o, kept.next()) {
       reduced.reset();
@@ -138,10 +133,75 @@ struct MeanKernel {
       for (int64_t r = 0; r < count; ++r, reduced.next()) {
         sum += mem.template load<float>(input, kept.offset() + reduced.offset());
       }
+      // TFLM divides by height * width even when that is 0.
       mem.template store<float>(output, o, sum / static_cast<float>(count));
     }
   }
+
+  template <class Memory>
+  void float_in_output(const KernelIO& io, Memory& mem) const {
+    const TensorRef& input = io.input(0);
+    const TensorRef& output = io.output(0);
+    for (int64_t o = 0; o < output_elements; ++o) {
+      mem.template store<float>(output, o, 0.0f);  // the output
+      mem.template store<float>(output, o, 0.0f);  // the same bytes as the sum buffer
+    }
+    output_of_input.reset();
+    for (int64_t i = 0; i < input_elements; ++i, output_of_input.next()) {
+      const int64_t o = output_of_input.offset();
+      const float current = mem.template load<float>(output, o);
+      mem.template store<float>(output, o, current + mem.template load<float>(input, i));
+    }
+    if (count == 0) return;
+    for (int64_t o = 0; o < output_elements; ++o) {
+      mem.template store<float>(output, o, mem.template load<float>(output, o) / static_cast<float>(count));
+    }
+  }
+
+  template <typename T, class Memory>
+  void integer_mean(const KernelIO& io, Memory& mem) const {
+    const TensorRef& input = io.input(0);
+    const TensorRef& output = io.output(0);
+    for (int64_t o = 0; o < output_elements; ++o) {
+      mem.template store<T>(output, o, T{0});
+      temp_sum[static_cast<size_t>(o)] = 0;
+    }
+    // An empty input leaves the zeroed output (TFLM returns here).
+    if (input_elements == 0 || count == 0) return;
+    output_of_input.reset();
+    for (int64_t i = 0; i < input_elements; ++i, output_of_input.next()) {
+      int32_t& sum = temp_sum[static_cast<size_t>(output_of_input.offset())];
+      sum = fixed::wrapping_add(sum, mem.template load<T>(input, i));  // int32, wrapping as TFLM expects
+    }
+    if (path == MeanPath::kIntegerDivide) {
+      for (int64_t o = 0; o < output_elements; ++o) {
+        mem.template store<T>(output, o, static_cast<T>(temp_sum[static_cast<size_t>(o)] / static_cast<int32_t>(count)));
+      }
+      return;
+    }
+    const int32_t lo = std::numeric_limits<T>::min();
+    const int32_t hi = std::numeric_limits<T>::max();
+    for (int64_t o = 0; o < output_elements; ++o) {
+      // The zero point times the count comes off in 64 bits, narrowed to int32.
+      const auto shifted =
+          static_cast<int32_t>(temp_sum[static_cast<size_t>(o)] - int64_t{input_zero_point} * count);
+      int32_t value = multiply_by_quantized_multiplier(shifted, multiplier) + output_zero_point;
+      value = std::min(std::max(value, lo), hi);
+      mem.template store<T>(output, o, static_cast<T>(value));
+    }
+  }
 };
+
+// TFLM takes the 4-D path only for the axis values exactly as given.
+bool axes_are_height_and_width(const std::vector<int64_t>& axes) {
+  return axes.size() == 2 && ((axes[0] == 1 && axes[1] == 2) || (axes[0] == 2 && axes[1] == 1));
+}
+
+bool same_quantization(const Quantization& a, const Quantization& b) {
+  const int64_t za = a.zero_point.empty() ? 0 : a.zero_point[0];
+  const int64_t zb = b.zero_point.empty() ? 0 : b.zero_point[0];
+  return a.scale[0] == b.scale[0] && za == zb;
+}
 
 }  // namespace
 
@@ -162,22 +222,29 @@ PreparedKernel prepare_mean(const OpContext& ctx) {
 
   // Axes: negative ones count from the end, repeats count once.
   const int64_t rank = static_cast<int64_t>(input.rank());
+  const std::vector<int64_t> axes = constant_ints(ctx, 1, "axis", /*allow_int64=*/false);
   std::vector<bool> is_reduced(static_cast<size_t>(rank), false);
-  for (int64_t a : constant_ints(ctx, 1, "axis", /*allow_int64=*/false)) {
+  for (int64_t a : axes) {
     const int64_t axis = a < 0 ? a + rank : a;
     ctx.require(axis >= 0 && axis < rank, fmt::format("axis {} is outside a {}-D input", a, rank));
     is_reduced[static_cast<size_t>(axis)] = true;
   }
 
-  std::vector<int64_t> kept_sizes, kept_strides, reduced_sizes, reduced_strides;
-  int64_t stride = 1;
+  // Input strides split by kept and reduced dimension, and each input
+  // dimension's stride in the output (0 where it is reduced).
+  std::vector<int64_t> kept_sizes, kept_strides, reduced_sizes, reduced_strides, input_sizes, output_strides;
+  int64_t stride = 1, output_stride = 1;
   for (int64_t d = rank; d-- > 0;) {
     const int64_t size = input.dim(static_cast<size_t>(d));
-    auto& sizes = is_reduced[static_cast<size_t>(d)] ? reduced_sizes : kept_sizes;
-    auto& strides = is_reduced[static_cast<size_t>(d)] ? reduced_strides : kept_strides;
+    const bool reduces = is_reduced[static_cast<size_t>(d)];
+    auto& sizes = reduces ? reduced_sizes : kept_sizes;
+    auto& strides = reduces ? reduced_strides : kept_strides;
     sizes.insert(sizes.begin(), size);
     strides.insert(strides.begin(), stride);
+    input_sizes.insert(input_sizes.begin(), size);
+    output_strides.insert(output_strides.begin(), reduces ? 0 : output_stride);
     stride *= size;
+    if (!reduces) output_stride *= size;
   }
   DimensionWalk kept(kept_sizes, kept_strides);
   DimensionWalk reduced(reduced_sizes, reduced_strides);
@@ -186,10 +253,20 @@ PreparedKernel prepare_mean(const OpContext& ctx) {
                           shape_to_string(output.shape()), output.elements(), shape_to_string(input.shape()),
                           kept.count()));
 
+  const auto* params = std::get_if<ReducerParams>(&ctx.op->params);
   MeanKernel k;
   k.type = type;
+  k.input_elements = input.elements();
   k.output_elements = output.elements();
-  if (reduced.count() != 0 && type != DataType::kFloat32) {
+  k.count = reduced.count();
+  if (type == DataType::kFloat32) {
+    const bool per_output = rank == 4 && params->keep_dims && axes_are_height_and_width(axes);
+    k.path = per_output ? MeanPath::kFloatPerOutput : MeanPath::kFloatInOutput;
+  } else {
+    k.path = MeanPath::kRequantize;
+    k.temp_sum.resize(static_cast<size_t>(output.elements()));
+  }
+  if (k.count != 0 && type != DataType::kFloat32) {
     const Quantization& qi = input.tensor->quantization;
     const Quantization& qo = output.tensor->quantization;
     ctx.require(qi.scale.size() == 1 && qo.scale.size() == 1,
@@ -197,11 +274,16 @@ PreparedKernel prepare_mean(const OpContext& ctx) {
     ctx.require(qi.scale[0] > 0 && qo.scale[0] > 0, "input and output scales must be positive");
     k.input_zero_point = qi.zero_point.empty() ? 0 : static_cast<int32_t>(qi.zero_point[0]);
     k.output_zero_point = qo.zero_point.empty() ? 0 : static_cast<int32_t>(qo.zero_point[0]);
-    k.multiplier = mean_multiplier(
-        quantize_multiplier(static_cast<double>(qi.scale[0]) / static_cast<double>(qo.scale[0])), reduced.count());
+    if (same_quantization(qi, qo)) {
+      k.path = MeanPath::kIntegerDivide;
+    } else {
+      k.multiplier = mean_multiplier(
+          quantize_multiplier(static_cast<double>(qi.scale[0]) / static_cast<double>(qo.scale[0])), k.count);
+    }
   }
   k.kept = std::move(kept);
   k.reduced = std::move(reduced);
+  k.output_of_input = DimensionWalk(std::move(input_sizes), std::move(output_strides));
   return PreparedKernel::of(std::move(k));
 }
 
