@@ -1,16 +1,16 @@
 // SOFTMAX, mirroring TFLM's reference_ops::Softmax (float, and its quantized
 // overload for int8 -> int8 / int16 and uint8), over the last dimension,
-// row by row, in three passes over each
-// row's input (max, sum of exponentials, output), each output element stored
-// once in the last pass.
-//  - FLOAT32: TFLite's reference: exp((x - max) * beta) in float, summed in
-//    order, each divided by the sum. TFLite stores the exponentials in the
-//    output and divides them in place; dmo recomputes them (std::exp gives
-//    the same float) so the output is written once.
+// row by row, each row's input read in passes.
+//  - FLOAT32: TFLite's reference in its order: the row max; then per
+//    element exp((x - max) * beta) stored in the output as it is summed;
+//    then each output element read back and divided by the sum in place.
+//    Each exponential is written right after its input element is read, so
+//    one row still allows the whole output over its input.
 //  - INT8 -> INT8 or INT16, UINT8 -> UINT8: TFLite's quantized reference
 //    Softmax: differences from the row max scaled by beta * input_scale to
 //    Q5.26, gemmlowp fixed-point exp, a Q12.19 sum, its fixed-point
-//    reciprocal, and the output in units of 1/256 (8-bit) or 1/65536.
+//    reciprocal, and the output in units of 1/256 (8-bit) or 1/65536, each
+//    output element stored once in the last of three passes over the input.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -71,10 +71,13 @@ void SoftmaxFloatKernel::eval(const KernelIO& io, Memory& mem) const {
     float max = std::numeric_limits<float>::lowest();
     for (int64_t c = 0; c < shape.depth; ++c) max = std::max(max, mem.template load<float>(in, row + c));
     float sum = 0.f;
-    for (int64_t c = 0; c < shape.depth; ++c) sum += std::exp((mem.template load<float>(in, row + c) - max) * beta);
     for (int64_t c = 0; c < shape.depth; ++c) {
       const float exp_c = std::exp((mem.template load<float>(in, row + c) - max) * beta);
-      mem.template store<float>(out, row + c, exp_c / sum);
+      mem.template store<float>(out, row + c, exp_c);
+      sum += exp_c;
+    }
+    for (int64_t c = 0; c < shape.depth; ++c) {
+      mem.template store<float>(out, row + c, mem.template load<float>(out, row + c) / sum);
     }
   }
 }

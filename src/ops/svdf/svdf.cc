@@ -11,6 +11,13 @@
 //  4. units sum their `rank` filters onto the bias; float applies the fused
 //     activation, int8 requantizes to the output (TFLite Micro applies no
 //     activation there).
+// Step 4 walks the output as TFLM does. Float (ApplyTimeWeightsBiasAndActivation)
+// writes it three times: the bias (or 0) into every element, then each
+// filter sum added in place, then the activation in place. Int8 sums into
+// its scratch_output_tensor_index buffer (bias or 0 first, then the filter
+// sums) and stores each output element once, requantized. Every input read
+// (step 2) comes before the first output write, so the output may overlap
+// the whole input either way.
 // Int8 SVDF keeps its state and time weights in one type: int8 or int16.
 #include <fmt/format.h>
 
@@ -20,6 +27,7 @@
 #include <variant>
 #include <vector>
 
+#include "../fixed_point_math.h"
 #include "dmo/model/data_type.h"
 #include "dmo/ops/fixed_point.h"
 #include "dmo/ops/kernels.h"
@@ -96,10 +104,21 @@ struct FloatSvdfKernel {
     const bool has_bias = io.has_input(kBias);
     for (int64_t b = 0; b < s.batch; ++b) {
       for (int64_t u = 0; u < s.units; ++u) {
-        float value = has_bias ? mem.template load<float>(io.input(kBias), u) : 0.0f;
-        for (int64_t r = 0; r < s.rank; ++r) value += filter_sums[static_cast<size_t>(b * s.filters + u * s.rank + r)];
-        mem.template store<float>(output, b * s.units + u, activate(activation, value));
+        const float bias = has_bias ? mem.template load<float>(io.input(kBias), u) : 0.0f;
+        mem.template store<float>(output, b * s.units + u, bias);
       }
+    }
+    for (int64_t b = 0; b < s.batch; ++b) {
+      for (int64_t u = 0; u < s.units; ++u) {
+        for (int64_t r = 0; r < s.rank; ++r) {
+          const int64_t o = b * s.units + u;
+          mem.template store<float>(output, o, mem.template load<float>(output, o) +
+                                                   filter_sums[static_cast<size_t>(b * s.filters + u * s.rank + r)]);
+        }
+      }
+    }
+    for (int64_t o = 0; o < s.batch * s.units; ++o) {
+      mem.template store<float>(output, o, activate(activation, mem.template load<float>(output, o)));
     }
   }
 };
@@ -157,9 +176,15 @@ struct IntegerSvdfKernel {
     const bool has_bias = io.has_input(kBias);
     for (int64_t b = 0; b < s.batch; ++b) {
       for (int64_t u = 0; u < s.units; ++u) {
-        int64_t sum = has_bias ? mem.template load<int32_t>(io.input(kBias), u) : 0;
-        for (int64_t r = 0; r < s.rank; ++r) sum += filter_sums[static_cast<size_t>(b * s.filters + u * s.rank + r)];
-        unit_sums[static_cast<size_t>(b * s.units + u)] = static_cast<int32_t>(sum);
+        unit_sums[static_cast<size_t>(b * s.units + u)] = has_bias ? mem.template load<int32_t>(io.input(kBias), u) : 0;
+      }
+    }
+    for (int64_t b = 0; b < s.batch; ++b) {
+      for (int64_t u = 0; u < s.units; ++u) {
+        int32_t& sum = unit_sums[static_cast<size_t>(b * s.units + u)];
+        for (int64_t r = 0; r < s.rank; ++r) {
+          sum = fixed::wrapping_add(sum, filter_sums[static_cast<size_t>(b * s.filters + u * s.rank + r)]);
+        }
       }
     }
     for (int64_t i = 0; i < s.batch * s.units; ++i) {
