@@ -157,18 +157,19 @@ TEST(Reshape, RejectsTypesWithoutAFixedElementWidth) {
   EXPECT_RUN_ERROR(m.graph, std::vector<uint8_t>(16), "type COMPLEX128 is not supported");
 }
 
-TEST(Reshape, SafeOverlapIsTheWholeOutput) {
+TEST(Reshape, MemcpyAllowsNoOverlap) {
+  // TFLM copies with memcpy, whose order C leaves open: only disjoint bytes are safe.
   for (DataType type : {DataType::kFloat32, DataType::kInt8, DataType::kInt16, DataType::kInt64}) {
     OneOp m = reshape_model(OpKind::kReshape, type, {2, 3}, {6}, true);
-    EXPECT_EQ(overlap_of(m.graph, m.inputs[0], m.outputs[0]), 6 * element_size(type).value());
+    EXPECT_EQ(overlap_of(m.graph, m.inputs[0], m.outputs[0]), 0);
   }
 }
 
-TEST(Squeeze, CopiesAndOverlapsFully) {
+TEST(Squeeze, CopiesWithMemcpyAndAllowsNoOverlap) {
   OneOp m = reshape_model(OpKind::kSqueeze, DataType::kInt8, {1, 3, 1}, {3}, false);
   EXPECT_EQ(values_from<int8_t>(run_graph(m.graph, bytes_of(std::vector<int8_t>{-1, 2, -3}))[0]),
             (std::vector<int8_t>{-1, 2, -3}));
-  EXPECT_EQ(overlap_of(m.graph, m.inputs[0], m.outputs[0]), 3);
+  EXPECT_EQ(overlap_of(m.graph, m.inputs[0], m.outputs[0]), 0);
 }
 
 // ---------------------------------------------------------- CONCATENATION
@@ -256,17 +257,15 @@ TEST(Concatenation, RejectsWhatTflmDoesNotRun) {
   EXPECT_RUN_ERROR(other.graph, std::vector<uint8_t>(20), "input 1 shape 1x3 does not match output shape 2x2");
 }
 
-TEST(Concatenation, SafeOverlapFollowsTheCopyOrder) {
-  // Axis 0: the first input is copied in place order, the second after the
-  // first's 16 bytes are written.
+TEST(Concatenation, MemcpyBlocksAllowNoOverlap) {
+  // Each block goes over with memcpy, whose order is open: no input may
+  // overlap the output, whichever input and axis.
   OneOp outer = concat_model(DataType::kFloat32, {{2, 2}, {1, 2}}, {3, 2}, 0);
-  EXPECT_EQ(overlap_of(outer.graph, outer.inputs[0], outer.outputs[0]), 24);
-  EXPECT_EQ(overlap_of(outer.graph, outer.inputs[1], outer.outputs[0]), 8);
-  // Axis 1, rows interleaved: out[2] (bytes 8..11) is written before in0[2]
-  // (byte 8) is read; in1[1] (byte 4) is read after out[4] (to byte 19).
+  EXPECT_EQ(overlap_of(outer.graph, outer.inputs[0], outer.outputs[0]), 0);
+  EXPECT_EQ(overlap_of(outer.graph, outer.inputs[1], outer.outputs[0]), 0);
   OneOp inner = concat_model(DataType::kFloat32, {{2, 2}, {2, 1}}, {2, 3}, 1);
-  EXPECT_EQ(overlap_of(inner.graph, inner.inputs[0], inner.outputs[0]), 20);
-  EXPECT_EQ(overlap_of(inner.graph, inner.inputs[1], inner.outputs[0]), 8);
+  EXPECT_EQ(overlap_of(inner.graph, inner.inputs[0], inner.outputs[0]), 0);
+  EXPECT_EQ(overlap_of(inner.graph, inner.inputs[1], inner.outputs[0]), 0);
 }
 
 // ------------------------------------------------------------------ SPLIT
@@ -467,12 +466,22 @@ TEST(Mean, FloatSumsInInputOrderThenDivides) {
   EXPECT_EQ(values_from<float>(run_graph(m.graph, bytes_of(in))[0]), (std::vector<float>{0.0f, 2.5f}));
 }
 
-TEST(Mean, Int8RoundsHalfAwayFromZero) {
+TEST(Mean, Int8WithOneQuantizationDividesAndTruncates) {
+  // Input and output share scale and zero point: TFLM's Mean<int8_t, int32_t>
+  // divides the int32 sum by the count as C++ does, truncating.
   const Quantization q = per_tensor(0.5f, 0);
   OneOp m = mean_model(DataType::kInt8, {3, 4}, {3}, {1}, q, q);
   // Means 2.5, -2.5 and 2.75.
   EXPECT_EQ(values_from<int8_t>(run_graph(m.graph, bytes_of(std::vector<int8_t>{1, 2, 3, 4, -1, -2, -3, -4, 1, 2, 3,
                                                                                   5}))[0]),
+            (std::vector<int8_t>{2, -2, 2}));
+}
+
+TEST(Mean, Int8RequantizedRoundsHalfAwayFromZero) {
+  // Output scale twice the input's: the quantized means 5, -5 and 5.5 halve
+  // to 2.5, -2.5 and 2.75.
+  OneOp m = mean_model(DataType::kInt8, {3, 2}, {3}, {1}, per_tensor(0.5f, 0), per_tensor(1.0f, 0));
+  EXPECT_EQ(values_from<int8_t>(run_graph(m.graph, bytes_of(std::vector<int8_t>{4, 6, -4, -6, 5, 6}))[0]),
             (std::vector<int8_t>{3, -3, 3}));
 }
 
@@ -485,13 +494,12 @@ TEST(Mean, Int8RequantizesAndSaturates) {
 }
 
 TEST(Mean, UInt8AndInt16) {
-  // uint8, zero point 128, same scale: the offset means 3.5 and -127.5 both
-  // round up (TFLite's doubling high multiply breaks ties towards +inf):
-  // [130, 133] -> 132 and [0, 1] -> 1.
+  // uint8, zero point 128, same scale: the raw sums divided and truncated,
+  // [130, 133] -> 131 and [0, 1] -> 0.
   const Quantization q = per_tensor(0.1f, 128);
   OneOp u8 = mean_model(DataType::kUInt8, {2, 2}, {2}, {1}, q, q);
   EXPECT_EQ(values_from<uint8_t>(run_graph(u8.graph, bytes_of(std::vector<uint8_t>{130, 133, 0, 1}))[0]),
-            (std::vector<uint8_t>{132, 1}));
+            (std::vector<uint8_t>{131, 0}));
   // int16, output scale twice the input's: mean 1001 -> 500.5 -> 501.
   OneOp s16 = mean_model(DataType::kInt16, {1, 2}, {1}, {1}, per_tensor(1.0f, 0), per_tensor(2.0f, 0));
   EXPECT_EQ(values_from<int16_t>(run_graph(s16.graph, bytes_of(std::vector<int16_t>{1000, 1002}))[0]),
@@ -511,13 +519,19 @@ TEST(Mean, RejectsWhatItCannotRun) {
   EXPECT_RUN_ERROR(unquantized.graph, std::vector<uint8_t>(2), "per-tensor quantization");
 }
 
-TEST(Mean, SafeOverlapIsTheWholeOutput) {
-  // Each output element is stored after all its inputs, and the inputs of
-  // later elements lie beyond it.
+TEST(Mean, SafeOverlapFollowsTflmsPath) {
+  // The general path resets the whole output before reading the input.
   OneOp rows = mean_model(DataType::kFloat32, {3, 2}, {3}, {1});
-  EXPECT_EQ(overlap_of(rows.graph, 0, rows.outputs[0]), 12);
+  EXPECT_EQ(overlap_of(rows.graph, 0, rows.outputs[0]), 0);
   OneOp cols = mean_model(DataType::kFloat32, {3, 2}, {2}, {0});
-  EXPECT_EQ(overlap_of(cols.graph, 0, cols.outputs[0]), 8);
+  EXPECT_EQ(overlap_of(cols.graph, 0, cols.outputs[0]), 0);
+  // The 4-D path over height and width stores each output after its inputs,
+  // and the inputs of later outputs lie beyond it: the whole output.
+  OneOp pooled = mean_model(DataType::kFloat32, {1, 3, 3, 4}, {1, 1, 1, 4}, {1, 2}, {}, {}, true);
+  EXPECT_EQ(overlap_of(pooled.graph, 0, pooled.outputs[0]), 16);
+  // The same axes counted from the end are not TFLM's 4-D case.
+  OneOp negative = mean_model(DataType::kFloat32, {1, 3, 3, 4}, {1, 1, 1, 4}, {-3, -2}, {}, {}, true);
+  EXPECT_EQ(overlap_of(negative.graph, 0, negative.outputs[0]), 0);
 }
 
 // ---------------------------------------------------------- STRIDED_SLICE
@@ -633,9 +647,13 @@ TEST(StridedSlice, RejectsWhatItCannotRun) {
 }
 
 TEST(StridedSlice, SafeOverlapFollowsTheReadOrder) {
-  // Forward slice: every input element is read before anything at or past it is written.
+  // Inner stride 1: TFLM copies each row with memcpy, whose order is open.
   OneOp rows = slice_model(DataType::kFloat32, {3, 4}, {2, 4}, {{1, 0}, {3, 4}, {1, 1}});
-  EXPECT_EQ(overlap_of(rows.graph, 0, rows.outputs[0]), 32);
+  EXPECT_EQ(overlap_of(rows.graph, 0, rows.outputs[0]), 0);
+  // Inner stride 2: element by element, each read before anything at or
+  // past it is written.
+  OneOp strided = slice_model(DataType::kFloat32, {3, 4}, {2, 2}, {{1, 0}, {3, 4}, {1, 2}});
+  EXPECT_EQ(overlap_of(strided.graph, 0, strided.outputs[0]), 16);
   // Reversed: in[0] (byte 0) is read after out[2] (to byte 11) is written.
   OneOp reversed = slice_model(DataType::kFloat32, {1, 4}, {1, 4}, {{0, -1}, {1, -5}, {1, -1}});
   EXPECT_EQ(overlap_of(reversed.graph, 0, reversed.outputs[0]), 4);
