@@ -97,6 +97,8 @@ class AddressMemory {
   // the input (model/safe_overlap_formula.h), folded in constant memory.
   int64_t safe_overlap() const { return copied_input_to_output_ ? 0 : fold_.safe_overlap(output_bytes_); }
   int64_t writes() const { return writes_; }
+  // Whether the op block-copied from the input to the output (O_s 0 then).
+  bool copied_input_to_output() const { return copied_input_to_output_; }
 
  private:
   int32_t input_, output_;
