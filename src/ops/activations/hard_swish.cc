@@ -5,6 +5,7 @@
 //    16-bit fixed point: the input on a 2^7 finer scale, a "relu-ish" factor
 //    in [0, 1] from rescaling [-3, 3], multiplied together and shifted to
 //    the output scale. Multipliers are 16-bit (HardSwishPrepare).
+// Both walk the tensor flat as TFLM does: element i loaded, then stored.
 #include <algorithm>
 #include <cstdint>
 #include <limits>

@@ -7,6 +7,7 @@
 //    logistic of the Q4.27 input, output scale 1/256 and zero point -128.
 //  - UINT8: TFLite's reference uint8 Logistic: the same with output zero
 //    point 0.
+// Every path walks the tensor flat as TFLM does: element i loaded, then stored.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>

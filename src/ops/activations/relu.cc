@@ -7,6 +7,7 @@
 //    input_scale / output_scale, then a clamp to the quantized bounds.
 //  - RELU6 on quantized types clamps in the input's quantization to the
 //    quantized 0 and 6 (TFLite Micro's Relu6Quantized), no requantization.
+// Every path walks the tensor flat as TFLM does: element i loaded, then stored.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>

@@ -4,6 +4,7 @@
 //  - INT8: TFLite Micro's reference_integer_ops::Tanh: fixed-point tanh of
 //    the Q4.27 input, output in units of 1/128 (scale 1/128, zero point 0).
 //  - UINT8: TFLite's reference uint8 Tanh: the same with zero point 128.
+// Every path walks the tensor flat as TFLM does: element i loaded, then stored.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>

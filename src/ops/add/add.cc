@@ -4,7 +4,9 @@
 // selects the arithmetic (FLOAT32, INT32, INT8, INT16 with general scales,
 // and UINT8 as TFLite's reference kernel), and inputs of another type are
 // read as that type, as TFLite Micro does; inputs broadcast with NumPy's
-// rules.
+// rules. Order (ops/broadcast.h): the output in row-major order, a
+// broadcast input following with stride 0, each output stored right after
+// its two loads, as TFLM's BroadcastAdd6DSlow and flat Add do.
 #include <algorithm>
 #include <cstdint>
 

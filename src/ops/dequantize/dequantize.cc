@@ -1,6 +1,6 @@
 // DEQUANTIZE: INT8 and INT16 (TFLite Micro) and UINT8 (TFLite) to FLOAT32,
 // scale * (x - zero point) with a float scale, mirroring TFLM's
-// reference_ops::Dequantize.
+// reference_ops::Dequantize: flat, element i loaded, then stored.
 #include <cstdint>
 
 #include "../elementwise.h"

@@ -2,7 +2,8 @@
 // uint8) and reference_integer_ops::FullyConnected / FullyConnectedPerChannel
 // (int8): the input read as [batches, accum_depth] (accum_depth = weights
 // dimension 1), weights [units, accum_depth], optional bias, in their loop
-// order (batch, unit, then depth).
+// order (batch, unit, then depth): each output element is stored once,
+// after its whole input row is read.
 // keep_num_dims only changes the output shape, which the model gives.
 #include <fmt/format.h>
 

@@ -3,6 +3,8 @@
 // INT16 with zero points 0), and TFLite's reference kernel for UINT8. The
 // quantized product (a - za) * (b - zb) is rescaled by
 // input1_scale * input2_scale / output_scale (in double) to the output.
+// Order (ops/broadcast.h): the output in row-major order, a broadcast input
+// following with stride 0, each output stored right after its two loads.
 #include <algorithm>
 #include <cstdint>
 

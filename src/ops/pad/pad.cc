@@ -3,7 +3,9 @@
 // output is walked in row-major order, each element is either the pad value
 // or the next input element. The pad value is PADV2's scalar input when
 // given, otherwise 0, or the output zero point for INT8 and UINT8 (TFLite
-// Micro pads INT16 with 0).
+// Micro pads INT16 with 0). Order as TFLM's: the pad value is loaded once
+// before the walk, and each input element is loaded right before the output
+// element it becomes is stored (no memcpy, no reset pass).
 #include <fmt/format.h>
 
 #include <algorithm>

@@ -7,6 +7,7 @@
 //    UINT8 -> INT8; INT16 -> INT8, INT16, INT32; INT32 -> INT8, INT16):
 //    (x - input zero point) times input_scale / output_scale (in double),
 //    plus the output zero point, saturated.
+// Both walk the tensor flat, as TFLM's loops: element i loaded, then stored.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>

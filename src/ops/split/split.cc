@@ -1,7 +1,8 @@
 // SPLIT into num_splits equal slices along a constant axis, mirroring TFLM's
 // split kernel (SplitImpl): for each outer index (the dimensions before the axis),
 // each output in turn takes the next contiguous block of the input.
-// Inputs are (axis, input): the axis comes first.
+// Inputs are (axis, input): the axis comes first. TFLM copies element by
+// element (no memcpy), each load right before its store, inputs in order.
 #include <fmt/format.h>
 
 #include <variant>

@@ -3,7 +3,9 @@
 // int16). The output type selects the arithmetic (FLOAT32,
 // INT32, INT8, INT16, and UINT8 as INT8), and inputs of another type are
 // read as that type, as TFLite Micro does; inputs broadcast with NumPy's
-// rules.
+// rules. Order (ops/broadcast.h): the output in row-major order, a
+// broadcast input following with stride 0, each output stored right after
+// its two loads, as TFLM's slow broadcast loops and flat loops do.
 #include <algorithm>
 #include <cstdint>
 
