@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -207,11 +208,28 @@ Command add_trace_command(CLI::App& app) {
         command.insert(command.end(), {"--op", std::to_string(op)});
       }
     }
+    // The harness names its layers up front: a wrong --layer fails before the slow trace.
+    if (!o->layer.empty() && !ops.empty()) {
+      std::vector<std::string> names;
+      for (const OpRow& r : ops) names.push_back(r.layer);
+      if (std::find(names.begin(), names.end(), o->layer) == names.end()) {
+        throw Error(fmt::format("trace: no layer named '{}' among the ops traced; their layers are '{}'", o->layer,
+                                fmt::join(names, "', '")));
+      }
+    }
     TraceRun run = o->log.empty() ? trace_program(command, options) : trace_log_file(o->log, options.reader);
+    if (run.layers.empty()) {
+      throw Error(o->log.empty() ? fmt::format("trace: {} marked no layer: nothing to report (mark one with "
+                                               "DMO_TRACE_LAYER_BEGIN/END from dmo_trace.h)",
+                                               command.front())
+                                 : fmt::format("trace: {}: the log marks no layer: nothing to report", o->log));
+    }
     if (!o->svg.empty()) {
       if (!run.picture) {
-        throw Error(o->layer.empty() ? std::string("trace: no marked layer was traced: nothing to draw")
-                                     : fmt::format("trace: no layer named '{}' was traced", o->layer));
+        std::vector<std::string> names;
+        for (const auto& l : run.layers) names.push_back(l.name);
+        throw Error(fmt::format("trace: no layer named '{}' was traced; the layers are '{}'", o->layer,
+                                fmt::join(names, "', '")));
       }
       write_text_file(o->svg, access_picture_svg(*run.picture));
     }
