@@ -231,7 +231,15 @@ Command add_trace_command(CLI::App& app) {
         throw Error(fmt::format("trace: no layer named '{}' was traced; the layers are '{}'", o->layer,
                                 fmt::join(names, "', '")));
       }
-      write_text_file(o->svg, access_picture_svg(*run.picture));
+      // A layer the harness walked descending is drawn for the descending O_s.
+      AccessPictureOptions picture_options;
+      for (const OpRow& r : ops) {
+        if (r.layer != run.picture->name || !r.descending) continue;
+        for (const auto& l : run.layers) {
+          if (l.name == r.layer) picture_options.descending_safe_overlap = l.safe_overlap_descending;
+        }
+      }
+      write_text_file(o->svg, access_picture_svg(*run.picture, picture_options));
     }
     if (o->json)
       std::cout << json_report(run, o->log.empty() ? command : std::vector<std::string>{o->log}, ops, o->novec).dump(2)
