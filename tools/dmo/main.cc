@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "dmo/error.h"
+#include "progress.h"
 #include "usage_error.h"
 
 namespace {
@@ -45,6 +46,11 @@ int run(CLI::App& app, int argc, char** argv) {
       dmo::cli::add_overlap_command(app), dmo::cli::add_verify_command(app),
       dmo::cli::add_export_command(app), dmo::cli::add_zoo_command(app),
       dmo::cli::add_trace_command(app), dmo::cli::add_solve_command(app)};
+  bool progress = false;
+  app.add_flag("--progress", progress,
+               "report progress of long steps on stderr even when it is not a terminal (on a terminal it always is)");
+  // --progress may also follow the command: `dmo plan MODEL --progress`.
+  for (CLI::App* sub : app.get_subcommands({})) sub->fallthrough();
   const std::vector<std::string> args(argv + 1, argv + argc);
   if (auto message = dmo::cli::missing_command_message(app, args)) return report(*message);
   try {
@@ -54,6 +60,7 @@ int run(CLI::App& app, int argc, char** argv) {
     if (e.get_exit_code() == 0) return app.exit(e);
     return report(dmo::cli::parse_error_message(app, e, args));
   }
+  dmo::cli::configure_progress(progress);
   const auto& all = app.get_subcommands({});
   for (size_t i = 0; i < all.size(); ++i) {
     if (all[i]->parsed()) return commands[i]();

@@ -8,6 +8,7 @@
 #include "dmo/pipeline/plan_pipeline.h"
 #include "dmo/runtime/interpreter.h"
 #include "io_files.h"
+#include "progress.h"
 
 namespace dmo::cli {
 
@@ -33,8 +34,10 @@ Command add_run_command(CLI::App& app) {
     Graph graph = load_model(o->model);
     const Subgraph& sg = graph.main();
     std::vector<uint8_t> input = load_input(graph, o->input, o->seed);
+    PlanOptions plan_options;
+    plan_options.progress = progress_reporter("run", "planning: safe overlaps", "op walks");
     TensorPlacement placement = o->unshared      ? unshared_placement(sg)
-                                : o->plan.empty() ? dmo_placement(graph, plan_model(graph))
+                                : o->plan.empty() ? dmo_placement(graph, plan_model(graph, plan_options))
                                                   : read_placement_file(o->plan, sg);
     Interpreter interpreter(graph, placement);
     interpreter.set_inputs(input);
@@ -47,7 +50,9 @@ Command add_run_command(CLI::App& app) {
       for (int32_t t : sg.inputs) dump(t);
     }
     // In a shared arena a tensor is only intact right after its op: dump then.
+    auto progress = progress_reporter("run", "running op", "");
     interpreter.run([&](int32_t op) {
+      if (progress) progress(static_cast<size_t>(op) + 1, sg.ops.size());
       if (o->dump_dir.empty()) return;
       for (int32_t t : sg.ops[static_cast<size_t>(op)].outputs) dump(t);
     });

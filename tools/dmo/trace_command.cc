@@ -27,6 +27,7 @@
 #include "dmo/trace/graph_bundle.h"
 #include "dmo/trace/valgrind_runner.h"
 #include "io_files.h"
+#include "progress.h"
 
 namespace dmo::cli {
 
@@ -217,7 +218,12 @@ Command add_trace_command(CLI::App& app) {
                                 fmt::join(names, "', '")));
       }
     }
+    // Valgrind reports nothing until the program ends: say what is running.
+    if (o->log.empty()) {
+      progress_note("trace", fmt::format("running {} under valgrind (every instruction traced: slow)", command.front()));
+    }
     TraceRun run = o->log.empty() ? trace_program(command, options) : trace_log_file(o->log, options.reader);
+    if (o->log.empty()) progress_note("trace", fmt::format("traced {} layers in {:.1f} s", run.layers.size(), run.seconds));
     if (run.layers.empty()) {
       throw Error(o->log.empty() ? fmt::format("trace: {} marked no layer: nothing to report (mark one with "
                                                "DMO_TRACE_LAYER_BEGIN/END from dmo_trace.h)",
