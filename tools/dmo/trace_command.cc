@@ -182,10 +182,6 @@ Command add_trace_command(CLI::App& app) {
       graph = load_model(o->model);
       const Subgraph& sg = graph->main();
       const auto pairs = overlap_candidates(sg, false);
-      command = {harness_path(o->novec).string()};
-      if (o->no_prefix) command.push_back("--no-prefix");
-      if (o->descending) command.push_back("--descending");
-      command.insert(command.end(), {"--model", o->model});
       for (int32_t op : o->ops) {
         if (op < 0 || static_cast<size_t>(op) >= sg.ops.size()) {
           throw Error(fmt::format("{}: has no op {} (it has {})", o->model, op, sg.ops.size()));
@@ -198,24 +194,30 @@ Command add_trace_command(CLI::App& app) {
         // The harness walks descending exactly these ops.
         r.descending =
             o->descending && kernel_walks_descending(static_cast<OpKind>(sg.ops[static_cast<size_t>(op)].builtin_code));
+        ops.push_back(r);
+      }
+      // The harness names its layers up front: a wrong --layer fails before anything slow.
+      if (!o->layer.empty()) {
+        std::vector<std::string> names;
+        for (const OpRow& r : ops) names.push_back(r.layer);
+        if (std::find(names.begin(), names.end(), o->layer) == names.end()) {
+          throw Error(fmt::format("trace: no layer named '{}' among the ops traced; their layers are '{}'", o->layer,
+                                  fmt::join(names, "', '")));
+        }
+      }
+      command = {harness_path(o->novec).string()};
+      if (o->no_prefix) command.push_back("--no-prefix");
+      if (o->descending) command.push_back("--descending");
+      command.insert(command.end(), {"--model", o->model});
+      for (OpRow& r : ops) {
         if (r.pair.input != kNoTensor && r.pair.output != kNoTensor) {
           try {
-            r.algorithmic = algorithmic_safe_overlap(*graph, op, r.pair.input, r.pair.output, r.descending);
+            r.algorithmic = algorithmic_safe_overlap(*graph, r.op, r.pair.input, r.pair.output, r.descending);
           } catch (const Error&) {
             // dmo has no kernel for it: the harness fails too, with the message.
           }
         }
-        ops.push_back(r);
-        command.insert(command.end(), {"--op", std::to_string(op)});
-      }
-    }
-    // The harness names its layers up front: a wrong --layer fails before the slow trace.
-    if (!o->layer.empty() && !ops.empty()) {
-      std::vector<std::string> names;
-      for (const OpRow& r : ops) names.push_back(r.layer);
-      if (std::find(names.begin(), names.end(), o->layer) == names.end()) {
-        throw Error(fmt::format("trace: no layer named '{}' among the ops traced; their layers are '{}'", o->layer,
-                                fmt::join(names, "', '")));
+        command.insert(command.end(), {"--op", std::to_string(r.op)});
       }
     }
     // Valgrind reports nothing until the program ends: say what is running.
