@@ -236,7 +236,7 @@ std::string panel(const Graph& graph, const MemoryProblem& problem, const Plan& 
       labels += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"9\" text-anchor=\"middle\" fill=\"#1a1a1a\">"
                             "{}</text>\n",
                             centre_x, centre_y + 3, label);
-    } else if ((right - left >= 9 || (std::abs(right - left) < 0.5 && f.column() >= 12)) && height >= label_length) {
+    } else if ((right - left >= 9 || (s.output_slanted && s.input_slanted && last > first && f.column() >= 12)) && height >= label_length) {
       // Tall and narrow, or slanted at both ends (then on the column boundary
       // between the slants, where the shape is full height): written upwards.
       labels += fmt::format("<text transform=\"translate({:.1f} {:.1f}) rotate(-90)\" font-size=\"9\" "
@@ -325,12 +325,18 @@ std::string plan_svg(const Graph& graph, const PlanResult& r) {
   const size_t overlapping_ops = ops_sharing.size();
   out += fmt::format(
       "<text x=\"{:.1f}\" y=\"44\" font-size=\"12\" fill=\"#333\">{} ops, both plans on one address scale. dmo lets "
-      "an op write its output over the input dying at that op: {} bytes, {:.1f}% less than TFLM's {} ({} "
+      "an op write its output over the input dying at that op: {} bytes, {:.1f}% {} than TFLM's {} ({} "
       "ops do, {} walking descending).</text>\n",
-      kLeft, ops, grouped(r.dmo.arena_size), saving, grouped(r.tflm_greedy.arena_size),
+      kLeft, ops, grouped(r.dmo.arena_size), std::abs(saving), saving < 0 ? "more" : "less",
+      grouped(r.tflm_greedy.arena_size),
       overlapping_ops, r.dmo.descending_ops.size());
   const Frame tflm{kLeft, ops, max_bytes}, dmo{kLeft + kPanelWidth + kGap, ops, max_bytes};
-  out += panel(graph, r.tflm_problem, r.tflm_greedy, "TFLM greedy", tflm, r);
+  // An offline plan puts tensors where it says, overlapping or not, as TFLM does.
+  const std::string tflm_title = r.offline_planned_buffers > 0
+                                     ? fmt::format("TFLM greedy, {} tensors at the model's offline offsets",
+                                                   r.offline_planned_buffers)
+                                     : std::string("TFLM greedy");
+  out += panel(graph, r.tflm_problem, r.tflm_greedy, tflm_title, tflm, r);
   out += panel(graph, r.problem, r.dmo, fmt::format("dmo ({} overlap)", overlap_method_name(r.method)), dmo, r);
   out += legend(legend_top);
   out += "</svg>\n";
