@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <mutex>
 #include <thread>
 
 #include "dmo/error.h"
@@ -10,12 +11,13 @@
 namespace dmo {
 
 std::vector<AlgorithmicOverlap> algorithmic_overlaps(const Graph& graph, const std::vector<OverlapCandidate>& pairs,
-                                                     bool descending) {
+                                                     bool descending, const std::function<void()>& one_done) {
   // One interpreter for all ops: the address-only policy never touches its
   // memory, so the ops can be analysed side by side on every core.
   const Interpreter interpreter(graph, unshared_placement(graph.main()));
   std::vector<AlgorithmicOverlap> result(pairs.size());
   std::atomic<size_t> next{0};
+  std::mutex telling;
   auto work = [&] {
     for (size_t i = next++; i < pairs.size(); i = next++) {
       const OverlapCandidate& pair = pairs[i];
@@ -23,12 +25,16 @@ std::vector<AlgorithmicOverlap> algorithmic_overlaps(const Graph& graph, const s
       row.pair = pair;
       if (pair.input == kNoTensor || pair.output == kNoTensor) {
         row.unavailable = "no activation input";
-        continue;
+      } else {
+        try {
+          row.bytes = algorithmic_safe_overlap(interpreter, pair.op, pair.input, pair.output, descending);
+        } catch (const Error& e) {
+          row.unavailable = e.what();
+        }
       }
-      try {
-        row.bytes = algorithmic_safe_overlap(interpreter, pair.op, pair.input, pair.output, descending);
-      } catch (const Error& e) {
-        row.unavailable = e.what();
+      if (one_done) {
+        std::lock_guard<std::mutex> lock(telling);
+        one_done();
       }
     }
   };

@@ -58,13 +58,17 @@ std::vector<OpOverlap> compute_safe_overlaps(const Graph& graph, const Schedule&
       if (o.pair.input_dies && descends(o.pair)) need_descending.push_back(o.pair);
     }
   }
-  for (AlgorithmicOverlap& a : algorithmic_overlaps(graph, need)) {
+  const size_t total = need.size() + need_descending.size();
+  size_t done = 0;
+  std::function<void()> one_done;
+  if (options.progress) one_done = [&] { options.progress(++done, total); };
+  for (AlgorithmicOverlap& a : algorithmic_overlaps(graph, need, /*descending=*/false, one_done)) {
     OpOverlap& o = result[static_cast<size_t>(a.pair.op)];
     o.algorithmic = a.bytes;
     o.algorithmic_unavailable = a.unavailable;
   }
   std::vector<char> descending_failed(result.size(), 0);
-  for (AlgorithmicOverlap& a : algorithmic_overlaps(graph, need_descending, /*descending=*/true)) {
+  for (AlgorithmicOverlap& a : algorithmic_overlaps(graph, need_descending, /*descending=*/true, one_done)) {
     result[static_cast<size_t>(a.pair.op)].algorithmic_descending = a.bytes;
     descending_failed[static_cast<size_t>(a.pair.op)] = !a.bytes;
   }

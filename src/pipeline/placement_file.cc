@@ -38,6 +38,14 @@ TensorPlacement read_placement_file(const std::string& path, const Subgraph& sub
   } catch (const nlohmann::json::exception& e) {
     throw Error(fmt::format("{}: not JSON: {}", path, e.what()));
   }
+  if (!j.is_object()) throw Error(fmt::format("{}: expected {{\"arena_bytes\": N, \"offsets\": [...]}}", path));
+  // A misspelt field (say "descending_op") would otherwise be ignored silently.
+  for (const auto& field : j.items()) {
+    if (field.key() != "arena_bytes" && field.key() != "offsets" && field.key() != "descending_ops") {
+      throw Error(fmt::format("{}: unknown field '{}' (a plan file has arena_bytes, offsets, descending_ops)", path,
+                              field.key()));
+    }
+  }
   if (!j.contains("arena_bytes") || !j.contains("offsets") || !j["offsets"].is_array() ||
       !j["arena_bytes"].is_number_integer()) {
     throw Error(fmt::format("{}: expected {{\"arena_bytes\": N, \"offsets\": [...]}}", path));

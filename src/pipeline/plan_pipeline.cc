@@ -63,6 +63,7 @@ PlanResult plan_model(const Graph& graph, const PlanOptions& options) {
   overlap_options.alignment = options.alignment;
   overlap_options.compute_algorithmic = options.method != OverlapMethod::kNone;
   overlap_options.allow_descending = options.allow_descending;
+  overlap_options.progress = options.progress;
   r.allow_descending = options.allow_descending;
   r.overlaps = compute_safe_overlaps(graph, r.schedule, overlap_options);
   add_overlap_pairs(r.problem, r.overlaps);

@@ -107,12 +107,15 @@ std::string dots(const Scale& s, const std::vector<AccessPoint>& points, const c
 
 }  // namespace
 
-std::string access_picture_svg(const AccessPicture& p) {
-  const int64_t gap = p.output_bytes - p.safe_overlap;  // the output sits this far below the input
+std::string access_picture_svg(const AccessPicture& p, const AccessPictureOptions& options) {
+  const bool descending = options.descending_safe_overlap.has_value();
+  // Ascending, the output sits `gap` bytes below the input's start; descending, `lift` bytes above it.
+  const int64_t gap = descending ? 0 : p.output_bytes - p.safe_overlap;
+  const int64_t lift = descending ? std::max<int64_t>(p.input_bytes - *options.descending_safe_overlap, 0) : 0;
   Scale s;
   s.x_max = static_cast<double>(std::max<int64_t>(p.instructions, 1));
   s.y_min = gap > 0 ? -static_cast<double>(gap) : 0.0;
-  s.y_max = static_cast<double>(std::max<int64_t>({p.input_bytes, p.output_bytes, 1}));
+  s.y_max = static_cast<double>(std::max<int64_t>({p.input_bytes, p.output_bytes, lift + p.output_bytes, 1}));
 
   // Frontiers per bin: highest write so far, lowest read from then on.
   std::vector<int64_t> max_write(p.bins.size(), -1), min_read_after(p.bins.size(), AccessBin::kNoRead);
@@ -134,14 +137,21 @@ std::string access_picture_svg(const AccessPicture& p) {
       kWidth, kHeight);
   svg +=
       fmt::format("<text x=\"{}\" y=\"24\" font-size=\"16\" font-weight=\"bold\">{}</text>\n", kLeft, escape(p.name));
+  if (descending) {
+    svg += fmt::format(
+        "<text x=\"{}\" y=\"44\" font-size=\"14\">walking descending: O_s desc. = {} of {} input bytes; the output "
+        "may start {} bytes above the input</text>\n",
+        kLeft, *options.descending_safe_overlap, p.input_bytes, lift);
+  } else {
+    svg += fmt::format(
+        "<text x=\"{}\" y=\"44\" font-size=\"14\">O_s = {} of {} output bytes (input {} bytes): the output may "
+        "start {} bytes below the input</text>\n",
+        kLeft, p.safe_overlap, p.output_bytes, p.input_bytes, gap);
+  }
   svg += fmt::format(
-      "<text x=\"{}\" y=\"44\" font-size=\"14\">O_s = {} of {} output bytes (input {} bytes): the output may start "
-      "{} bytes below the input</text>\n",
-      kLeft, p.safe_overlap, p.output_bytes, p.input_bytes, gap);
-  svg += fmt::format(
-      "<text x=\"{}\" y=\"62\" fill=\"#555\">{} reads of the input, {} writes of the output over {} instructions "
-      "(dots: a sample of {} and {})</text>\n",
-      kLeft, p.reads, p.writes, p.instructions, p.read_points.size(), p.write_points.size());
+      "<text x=\"{}\" y=\"62\" fill=\"#555\">{} reads of the input, {} writes of the {}-byte output over {} "
+      "instructions (dots: a sample of {} and {})</text>\n",
+      kLeft, p.reads, p.writes, p.output_bytes, p.instructions, p.read_points.size(), p.write_points.size());
 
   // Axes and grid.
   const double plot_bottom = kHeight - kBottom, plot_right = kWidth - kRight;
@@ -173,16 +183,26 @@ std::string access_picture_svg(const AccessPicture& p) {
       (kTop + plot_bottom) / 2);
 
   // Frontiers under the dots, so the accesses stay visible where they meet.
-  svg += fmt::format("<path d=\"{}\" stroke=\"{}\" stroke-width=\"2\" stroke-opacity=\"0.75\" fill=\"none\"/>\n",
-                     step_path(s, min_read_after, AccessBin::kNoRead, p.bin_width, 0), kReadFrontierColour);
-  svg += fmt::format("<path d=\"{}\" stroke=\"{}\" stroke-width=\"2\" stroke-opacity=\"0.75\" fill=\"none\"/>\n",
-                     step_path(s, max_write, -1, p.bin_width, 0), kWriteFrontierColour);
+  // They decide the ascending O_s; a descending walk is shown by its placed writes.
+  if (!descending) {
+    svg += fmt::format("<path d=\"{}\" stroke=\"{}\" stroke-width=\"2\" stroke-opacity=\"0.75\" fill=\"none\"/>\n",
+                       step_path(s, min_read_after, AccessBin::kNoRead, p.bin_width, 0), kReadFrontierColour);
+    svg += fmt::format("<path d=\"{}\" stroke=\"{}\" stroke-width=\"2\" stroke-opacity=\"0.75\" fill=\"none\"/>\n",
+                       step_path(s, max_write, -1, p.bin_width, 0), kWriteFrontierColour);
+  }
   if (gap > 0) {
     svg += fmt::format("<path d=\"{}\" stroke=\"{}\" stroke-width=\"2\" stroke-dasharray=\"6 4\" fill=\"none\"/>\n",
                        step_path(s, max_write, -1, p.bin_width, gap), kShiftedColour);
   }
   svg += dots(s, p.read_points, kReadColour, 3.2);
   svg += dots(s, p.write_points, kWriteColour, 1.8);
+  if (lift > 0) {
+    // Where the descending placement puts each sampled write, in the input's
+    // offsets: every one lands above the input bytes still to be read.
+    std::vector<AccessPoint> placed = p.write_points;
+    for (auto& point : placed) point.offset += lift;
+    svg += dots(s, placed, kShiftedColour, 2.6);
+  }
 
   // Legend below the axis title.
   double ly = plot_bottom + 56;
@@ -195,10 +215,15 @@ std::string access_picture_svg(const AccessPicture& p) {
   std::vector<Entry> entries = {
       {kReadColour, "", true, "read (input offset)"},
       {kWriteColour, "", true, "write (output offset)"},
-      {kReadFrontierColour, "", false, "minR: lowest input byte read from then on"},
-      {kWriteFrontierColour, "", false, "maxW: highest output byte written so far"},
   };
+  if (!descending) {
+    entries.push_back({kReadFrontierColour, "", false, "minR: lowest input byte read from then on"});
+    entries.push_back({kWriteFrontierColour, "", false, "maxW: highest output byte written so far"});
+  }
   if (gap > 0) entries.push_back({kShiftedColour, "6 4", false, fmt::format("maxW - {} (output placed for O_s)", gap)});
+  if (lift > 0) {
+    entries.push_back({kShiftedColour, "", true, fmt::format("write + {} (output placed for O_s desc.)", lift)});
+  }
   double lx = kLeft;
   for (const auto& e : entries) {
     const double width = 26 + 5.8 * static_cast<double>(e.text.size());

@@ -31,9 +31,23 @@ std::vector<uint8_t> load_input(const Graph& graph, const std::string& path, uin
   return bytes;
 }
 
+void prepare_output_directory(const std::string& path, const std::string& option) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(path, ec) && !fs::is_directory(path, ec)) {
+    throw Error(fmt::format("{}: is a file, but {} wants a directory", path, option));
+  }
+  fs::create_directories(path, ec);
+  if (ec || !fs::is_directory(path, ec)) {
+    throw Error(fmt::format("{}: cannot create the directory for {}{}", path, option, ec ? ": " + ec.message() : ""));
+  }
+}
+
 void write_file(const std::string& path, const std::vector<uint8_t>& bytes) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw Error(fmt::format("{}: is a directory, not a file", path));
   std::ofstream out(path, std::ios::binary);
-  if (!out) throw Error(fmt::format("{}: cannot create file", path));
+  if (!out) throw Error(fmt::format("{}: cannot create the file (its directory must exist and be writable)", path));
   out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
   if (!out) throw Error(fmt::format("{}: write failed", path));
 }

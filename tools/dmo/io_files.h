@@ -13,6 +13,10 @@ namespace dmo::cli {
 // either way checked against the model's input size.
 std::vector<uint8_t> load_input(const Graph& graph, const std::string& path, uint32_t seed);
 
+// Creates the directory `path` (and its parents) for the option `option`;
+// refuses a path that is a file. Called before any slow work.
+void prepare_output_directory(const std::string& path, const std::string& option);
+
 void write_file(const std::string& path, const std::vector<uint8_t>& bytes);
 void write_text_file(const std::string& path, const std::string& text);
 

@@ -16,7 +16,7 @@ OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
   if (path_.empty()) throw Error("an output path is empty");
   fs::path target(path_);
   std::error_code ec;
-  if (fs::is_directory(target, ec)) throw Error(fmt::format("{}: is a directory", path_));
+  if (fs::is_directory(target, ec)) throw Error(fmt::format("{}: is a directory, not a file", path_));
   // Same directory as the target, so the rename stays on one file system.
   temporary_ = (target.parent_path() / fmt::format(".{}.dmo-tmp-{}", target.filename().string(), ::getpid())).string();
 }

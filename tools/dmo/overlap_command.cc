@@ -4,6 +4,7 @@
 #include "dmo/overlap/safe_overlaps.h"
 #include "dmo/pipeline/model_source.h"
 #include "dmo/report/overlap_report.h"
+#include "progress.h"
 
 namespace dmo::cli {
 
@@ -22,6 +23,7 @@ Command add_overlap_command(CLI::App& app) {
     Graph graph = load_model(options->model);
     SafeOverlapOptions overlap_options;
     overlap_options.preserve_graph_inputs = options->preserve_inputs;
+    overlap_options.progress = progress_reporter("overlap", "safe overlaps", "op walks");
     auto rows = compute_safe_overlaps(graph, overlap_options);
     if (options->json) std::cout << overlap_report_json(graph, rows).dump(2) << '\n';
     else std::cout << overlap_report_text(graph, rows);

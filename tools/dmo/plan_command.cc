@@ -9,6 +9,7 @@
 #include "dmo/report/plan_svg.h"
 #include "dmo/zoo/zoo.h"
 #include "io_files.h"
+#include "progress.h"
 
 namespace dmo::cli {
 
@@ -53,6 +54,7 @@ Command add_plan_command(CLI::App& app) {
     report_options.preserve_graph_inputs = options->preserve_inputs;
     report_options.alignment = options->alignment;
     report_options.allow_descending = options->walks == "any";
+    report_options.progress = progress_reporter("plan", "safe overlaps", "op walks");
     PlanResult report = plan_model(graph, report_options);
     if (!options->dump_problem.empty()) write_text_file(options->dump_problem, problem_json(report.problem));
     if (!options->svg.empty()) write_text_file(options->svg, plan_svg(graph, report));

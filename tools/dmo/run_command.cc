@@ -1,15 +1,14 @@
 #include <fmt/format.h>
 
-#include <filesystem>
 #include <iostream>
 
 #include "commands.h"
-#include "dmo/error.h"
 #include "dmo/pipeline/model_source.h"
 #include "dmo/pipeline/placement_file.h"
 #include "dmo/pipeline/plan_pipeline.h"
 #include "dmo/runtime/interpreter.h"
 #include "io_files.h"
+#include "progress.h"
 
 namespace dmo::cli {
 
@@ -22,18 +21,23 @@ Command add_run_command(CLI::App& app) {
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("run", "Run a model inside one planned arena");
   cmd->add_option("model", o->model, "a .tflite file or a zoo model name")->required();
-  cmd->add_option("--input", o->input, "raw bytes of all inputs concatenated (default: the seed's pattern)");
-  cmd->add_option("--seed", o->seed, "pattern seed when no --input is given");
+  CLI::Option* input =
+      cmd->add_option("--input", o->input, "raw bytes of all inputs concatenated (default: the seed's pattern)");
+  cmd->add_option("--seed", o->seed, "pattern seed when no --input is given")->excludes(input);
   cmd->add_option("--output", o->output, "write the raw bytes of all outputs concatenated");
   cmd->add_option("--dump-tensors", o->dump_dir, "write every non-constant tensor as DIR/<index>.bin");
-  cmd->add_option("--plan", o->plan, "placement JSON {\"arena_bytes\", \"offsets\", optional \"descending_ops\"} (default: dmo's plan)");
-  cmd->add_flag("--unshared", o->unshared, "give every tensor its own memory");
+  CLI::Option* plan = cmd->add_option(
+      "--plan", o->plan, "placement JSON {\"arena_bytes\", \"offsets\", optional \"descending_ops\"} (default: dmo's plan)");
+  cmd->add_flag("--unshared", o->unshared, "give every tensor its own memory")->excludes(plan);
   return [o] {
+    if (!o->dump_dir.empty()) prepare_output_directory(o->dump_dir, "--dump-tensors");
     Graph graph = load_model(o->model);
     const Subgraph& sg = graph.main();
     std::vector<uint8_t> input = load_input(graph, o->input, o->seed);
+    PlanOptions plan_options;
+    plan_options.progress = progress_reporter("run", "planning: safe overlaps", "op walks");
     TensorPlacement placement = o->unshared      ? unshared_placement(sg)
-                                : o->plan.empty() ? dmo_placement(graph, plan_model(graph))
+                                : o->plan.empty() ? dmo_placement(graph, plan_model(graph, plan_options))
                                                   : read_placement_file(o->plan, sg);
     Interpreter interpreter(graph, placement);
     interpreter.set_inputs(input);
@@ -43,15 +47,12 @@ Command add_run_command(CLI::App& app) {
       write_file(fmt::format("{}/{}.bin", o->dump_dir, t), {bytes.begin(), bytes.end()});
     };
     if (!o->dump_dir.empty()) {
-      std::error_code ec;
-      std::filesystem::create_directories(o->dump_dir, ec);
-      if (ec || !std::filesystem::is_directory(o->dump_dir, ec)) {
-        throw dmo::Error(fmt::format("{}: cannot create the directory for --dump-tensors", o->dump_dir));
-      }
       for (int32_t t : sg.inputs) dump(t);
     }
     // In a shared arena a tensor is only intact right after its op: dump then.
+    auto progress = progress_reporter("run", "running op", "");
     interpreter.run([&](int32_t op) {
+      if (progress) progress(static_cast<size_t>(op) + 1, sg.ops.size());
       if (o->dump_dir.empty()) return;
       for (int32_t t : sg.ops[static_cast<size_t>(op)].outputs) dump(t);
     });

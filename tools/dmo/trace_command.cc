@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -26,6 +27,7 @@
 #include "dmo/trace/graph_bundle.h"
 #include "dmo/trace/valgrind_runner.h"
 #include "io_files.h"
+#include "progress.h"
 
 namespace dmo::cli {
 
@@ -180,10 +182,6 @@ Command add_trace_command(CLI::App& app) {
       graph = load_model(o->model);
       const Subgraph& sg = graph->main();
       const auto pairs = overlap_candidates(sg, false);
-      command = {harness_path(o->novec).string()};
-      if (o->no_prefix) command.push_back("--no-prefix");
-      if (o->descending) command.push_back("--descending");
-      command.insert(command.end(), {"--model", o->model});
       for (int32_t op : o->ops) {
         if (op < 0 || static_cast<size_t>(op) >= sg.ops.size()) {
           throw Error(fmt::format("{}: has no op {} (it has {})", o->model, op, sg.ops.size()));
@@ -196,24 +194,60 @@ Command add_trace_command(CLI::App& app) {
         // The harness walks descending exactly these ops.
         r.descending =
             o->descending && kernel_walks_descending(static_cast<OpKind>(sg.ops[static_cast<size_t>(op)].builtin_code));
+        ops.push_back(r);
+      }
+      // The harness names its layers up front: a wrong --layer fails before anything slow.
+      if (!o->layer.empty()) {
+        std::vector<std::string> names;
+        for (const OpRow& r : ops) names.push_back(r.layer);
+        if (std::find(names.begin(), names.end(), o->layer) == names.end()) {
+          throw Error(fmt::format("trace: no layer named '{}' among the ops traced; their layers are '{}'", o->layer,
+                                  fmt::join(names, "', '")));
+        }
+      }
+      command = {harness_path(o->novec).string()};
+      if (o->no_prefix) command.push_back("--no-prefix");
+      if (o->descending) command.push_back("--descending");
+      command.insert(command.end(), {"--model", o->model});
+      for (OpRow& r : ops) {
         if (r.pair.input != kNoTensor && r.pair.output != kNoTensor) {
           try {
-            r.algorithmic = algorithmic_safe_overlap(*graph, op, r.pair.input, r.pair.output, r.descending);
+            r.algorithmic = algorithmic_safe_overlap(*graph, r.op, r.pair.input, r.pair.output, r.descending);
           } catch (const Error&) {
             // dmo has no kernel for it: the harness fails too, with the message.
           }
         }
-        ops.push_back(r);
-        command.insert(command.end(), {"--op", std::to_string(op)});
+        command.insert(command.end(), {"--op", std::to_string(r.op)});
       }
     }
+    // Valgrind reports nothing until the program ends: say what is running.
+    if (o->log.empty()) {
+      progress_note("trace", fmt::format("running {} under valgrind (every instruction traced: slow)", command.front()));
+    }
     TraceRun run = o->log.empty() ? trace_program(command, options) : trace_log_file(o->log, options.reader);
+    if (o->log.empty()) progress_note("trace", fmt::format("traced {} layers in {:.1f} s", run.layers.size(), run.seconds));
+    if (run.layers.empty()) {
+      throw Error(o->log.empty() ? fmt::format("trace: {} marked no layer: nothing to report (mark one with "
+                                               "DMO_TRACE_LAYER_BEGIN/END from dmo_trace.h)",
+                                               command.front())
+                                 : fmt::format("trace: {}: the log marks no layer: nothing to report", o->log));
+    }
     if (!o->svg.empty()) {
       if (!run.picture) {
-        throw Error(o->layer.empty() ? std::string("trace: no marked layer was traced: nothing to draw")
-                                     : fmt::format("trace: no layer named '{}' was traced", o->layer));
+        std::vector<std::string> names;
+        for (const auto& l : run.layers) names.push_back(l.name);
+        throw Error(fmt::format("trace: no layer named '{}' was traced; the layers are '{}'", o->layer,
+                                fmt::join(names, "', '")));
       }
-      write_text_file(o->svg, access_picture_svg(*run.picture));
+      // A layer the harness walked descending is drawn for the descending O_s.
+      AccessPictureOptions picture_options;
+      for (const OpRow& r : ops) {
+        if (r.layer != run.picture->name || !r.descending) continue;
+        for (const auto& l : run.layers) {
+          if (l.name == r.layer) picture_options.descending_safe_overlap = l.safe_overlap_descending;
+        }
+      }
+      write_text_file(o->svg, access_picture_svg(*run.picture, picture_options));
     }
     if (o->json)
       std::cout << json_report(run, o->log.empty() ? command : std::vector<std::string>{o->log}, ops, o->novec).dump(2)

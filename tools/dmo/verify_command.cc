@@ -18,8 +18,9 @@ Command add_verify_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "verify", "Run unshared and inside a plan; compare every output byte and check for clobbers (exit 1 on failure)");
   cmd->add_option("model", o->model, "a .tflite file or a zoo model name")->required();
-  cmd->add_option("--input", o->input, "raw bytes of all inputs concatenated (default: the seed's pattern)");
-  cmd->add_option("--seed", o->seed, "pattern seed when no --input is given");
+  CLI::Option* input =
+      cmd->add_option("--input", o->input, "raw bytes of all inputs concatenated (default: the seed's pattern)");
+  cmd->add_option("--seed", o->seed, "pattern seed when no --input is given")->excludes(input);
   cmd->add_option("--plan", o->plan, "placement JSON {\"arena_bytes\", \"offsets\", optional \"descending_ops\"} (default: dmo's plan)");
   return [o] {
     Graph graph = load_model(o->model);

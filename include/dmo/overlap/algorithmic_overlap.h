@@ -2,6 +2,7 @@
 // address-only policy and take O_s from its reads and writes.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,8 +20,10 @@ struct AlgorithmicOverlap {
 
 // For every candidate with an input; ops without a kernel are reported, not
 // fatal. `descending` runs the kernels walking descending (only the kinds
-// of ops/walk_order.h can).
+// of ops/walk_order.h can). `one_done`, when set, is called after each
+// candidate, never by two threads at once (for a progress display).
 std::vector<AlgorithmicOverlap> algorithmic_overlaps(const Graph& graph, const std::vector<OverlapCandidate>& pairs,
-                                                     bool descending = false);
+                                                     bool descending = false,
+                                                     const std::function<void()>& one_done = {});
 
 }  // namespace dmo

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,6 +41,9 @@ struct SafeOverlapOptions {
   // Let kernels that can walk descending do so (dmo's runtime and generated
   // code); false keeps TFLite's ascending order, which TFLM's kernels need.
   bool allow_descending = true;
+  // Told (ops done, ops to do) as the kernels' loop nests are analysed, for
+  // a progress display; empty: nothing is told. Never called concurrently.
+  std::function<void(size_t done, size_t total)> progress = nullptr;
 };
 
 // Per op of subgraph 0, for the pairs of overlap_candidates under `schedule`.

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "dmo/model/graph.h"
@@ -27,6 +28,8 @@ struct PlanOptions {
   // tighter (dmo's runtime and generated code); false plans for TFLite's
   // ascending kernels only, as TFLM needs.
   bool allow_descending = true;
+  // Progress of the slow step, finding each op's safe overlaps (see SafeOverlapOptions::progress).
+  std::function<void(size_t done, size_t total)> progress = nullptr;
 };
 
 struct PlanResult {
