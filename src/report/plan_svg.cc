@@ -43,7 +43,7 @@ std::string panel(const Graph& graph, const PlanResult& r, const Plan& plan, con
                      x0, x0 + kPanelWidth, y(plan.arena_size));
   for (size_t b = 0; b < r.problem.buffers.size(); ++b) {
     const BufferRequest& buf = r.problem.buffers[b];
-    if (buf.lifetime.last < 0 || buf.size == 0) continue;
+    if (buf.lifetime.last < 0 || buf.size == 0 || buf.tensor == kNoTensor) continue;
     int32_t first = std::max(buf.lifetime.first, 0);
     double left = x0 + col * first, width = col * (buf.lifetime.last - first + 1);
     double top = y(plan.offsets[b] + buf.size), height = y(plan.offsets[b]) - top;
