@@ -6,6 +6,7 @@
 
 #include "dmo/error.h"
 #include "dmo/pipeline/plan_pipeline.h"
+#include "dmo/report/plan_report.h"
 #include "dmo/plan/tflm_layout.h"
 #include "dmo/tflite/reader.h"
 #include "test_support.h"
@@ -140,6 +141,31 @@ TEST(TflmLayout, HeadOfOfflineOffsetsCountsRoundingAndScratch) {
   plan.offsets = {0, 32, 0};
   EXPECT_EQ(tflm_layout(p, plan).offsets[2], 0);
   EXPECT_EQ(tflm_layout(p, plan).arena_size, 64);
+}
+
+}  // namespace
+}  // namespace dmo
+
+namespace dmo {
+namespace {
+
+// `dmo plan --json` gives dmo's offsets per tensor (scratch buffers are no
+// tensors) and lists the scratch buffers with where TFLM puts them.
+TEST(TflmScratchBuffers, PlanReportListsThemBesideTheTensorOffsets) {
+  DMO_REQUIRE_SHARED(shared);
+  Graph graph = read_tflite_file(shared + "/models/tflm_keyword_scrambled_8bit.tflite");
+  PlanResult r = plan_model(graph);
+  nlohmann::json j = plan_report_json(graph, r);
+  const TensorPlacement placement = dmo_placement(graph, r);
+  ASSERT_EQ(j["offsets"].size(), graph.main().tensors.size());
+  for (size_t t = 0; t < placement.offsets.size(); ++t) EXPECT_EQ(j["offsets"][t].get<int64_t>(), placement.offsets[t]);
+  EXPECT_EQ(j["ascending_offsets"].size(), graph.main().tensors.size());
+  ASSERT_EQ(j["scratch_buffers"].size(), 14u);
+  EXPECT_EQ(j["scratch_buffers"][0]["op"], 1);
+  EXPECT_EQ(j["scratch_buffers"][0]["bytes"], 256);
+  // Every figure is TFLM's head for the plan, scratch buffers included.
+  EXPECT_EQ(j["dmo_bytes"].get<int64_t>(), plan_tflm_with_offsets(r.problem, tensor_offsets(r.problem, r.dmo)).arena_size);
+  EXPECT_EQ(j["tflm_greedy_bytes"], 672);
 }
 
 }  // namespace
