@@ -112,7 +112,7 @@ TEST(Cli, SolvePrintsTheArenaAndOffsets) {
   auto r = solve_text("ok", problem, {"--alignment", "4", "--json"});
   ASSERT_EQ(r.exit_status, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
-  EXPECT_EQ(j["arena_bytes"], 56);
+  EXPECT_EQ(j["arena_bytes"], 64);  // 32 + 24 bytes, the 24 counted as TFLM rounds it: 32
   EXPECT_EQ(j["offsets"], nlohmann::json({32, 0}));
   auto greedy = solve_text("greedy", problem, {"--planner", "tflm_greedy"});
   ASSERT_EQ(greedy.exit_status, 0) << greedy.err;

@@ -73,6 +73,19 @@ TEST(DmoPlanner, WithoutOverlapsReachesTheNoOverlapBound) {
   EXPECT_EQ(plan.arena_size, 768);  // op 0 holds 256 + 512
 }
 
+// The arena counts each buffer as TFLM lays it out: its size rounded up to
+// 16 bytes. An op with a 17-byte input dying into a 17-byte output may put
+// the output over all of the input, yet TFLM still needs 32 bytes for it.
+TEST(DmoPlanner, ArenaCountsSizesRoundedUpAsTflmDoes) {
+  MemoryProblem p = chain({17, 17}, {17});
+  EXPECT_EQ(plan_dmo(p, {.alignment = 16, .end_rounding = 1}).arena_size, 17);
+  Plan plan = plan_dmo(p);
+  EXPECT_TRUE(validate_plan(p, plan, 16).empty());
+  EXPECT_EQ(plan.arena_size, 32);
+  EXPECT_EQ(plan_tflm_greedy(p).arena_size, 64);
+}
+
+// The geometry tests below measure exact bytes (end_rounding 1).
 TEST(DmoPlanner, ForcedOverlapsAlongAChainAddUp) {
   // Every op holds 2 x 1000 bytes and may overlap 900: the output must sit
   // 100 bytes below its input each time, so a run of three such ops needs
@@ -80,7 +93,7 @@ TEST(DmoPlanner, ForcedOverlapsAlongAChainAddUp) {
   MemoryProblem p = chain({1000, 1000, 1000, 1000}, {900, 900, 900});
   EXPECT_EQ(lower_bound_with_overlap_bytes(p), 1100);
   EXPECT_EQ(chain_lower_bound_with_overlap_bytes(p), 1300);
-  Plan plan = plan_dmo(p, {.alignment = 4});
+  Plan plan = plan_dmo(p, {.alignment = 4, .end_rounding = 1});
   EXPECT_TRUE(validate_plan(p, plan, 4).empty());
   EXPECT_EQ(plan.arena_size, 1300);
 }
@@ -92,7 +105,7 @@ TEST(DmoPlanner, ChainBoundIsABoundNotAlwaysTheOptimum) {
   // input to 200: 1,200 is the optimum, and the planner finds it.
   MemoryProblem p = chain({1000, 1000, 100, 1000, 1000}, {900, 0, 0, 900});
   EXPECT_EQ(chain_lower_bound_with_overlap_bytes(p), 1100);
-  Plan plan = plan_dmo(p, {.alignment = 4});
+  Plan plan = plan_dmo(p, {.alignment = 4, .end_rounding = 1});
   EXPECT_TRUE(validate_plan(p, plan, 4).empty());
   EXPECT_EQ(plan.arena_size, 1200);
 }
@@ -116,7 +129,7 @@ TEST(DmoPlanner, DescendingWalksLetAChainZigZag) {
   MemoryProblem p = two_way_chain({1000, 1000, 1000, 1000, 1000}, {900, 900, 900, 900}, {900, 900, 900, 900});
   EXPECT_EQ(lower_bound_with_overlap_bytes(p), 1100);
   EXPECT_EQ(chain_lower_bound_with_overlap_bytes(p), 1100);
-  Plan plan = plan_dmo(p, {.alignment = 4});
+  Plan plan = plan_dmo(p, {.alignment = 4, .end_rounding = 1});
   EXPECT_TRUE(validate_plan(p, plan, 4).empty());
   EXPECT_EQ(plan.arena_size, 1100);
   EXPECT_EQ(plan.descending_ops.size(), 2u);
@@ -128,11 +141,11 @@ TEST(DmoPlanner, DescendingWalksLetAChainZigZag) {
   for (OverlapPair& pair : up.overlaps) pair.safe_overlap = 0;
   for (const MemoryProblem* one_way : {&down, &up}) {
     EXPECT_EQ(chain_lower_bound_with_overlap_bytes(*one_way), 1400);
-    Plan one_way_plan = plan_dmo(*one_way, {.alignment = 4});
+    Plan one_way_plan = plan_dmo(*one_way, {.alignment = 4, .end_rounding = 1});
     EXPECT_TRUE(validate_plan(*one_way, one_way_plan, 4).empty());
     EXPECT_EQ(one_way_plan.arena_size, 1400);
   }
-  EXPECT_EQ(plan_dmo(up, {.alignment = 4}).descending_ops.size(), 4u);
+  EXPECT_EQ(plan_dmo(up, {.alignment = 4, .end_rounding = 1}).descending_ops.size(), 4u);
 }
 
 TEST(DmoPlanner, UnequalDisplacementsStillZigZag) {
@@ -144,7 +157,7 @@ TEST(DmoPlanner, UnequalDisplacementsStillZigZag) {
                                   {960, 996, 960, 996, 960, 996, 960, 996}, {960, 996, 960, 996, 960, 996, 960, 996});
   EXPECT_EQ(lower_bound_with_overlap_bytes(p), 1040);
   EXPECT_EQ(chain_lower_bound_with_overlap_bytes(p), 1040);
-  Plan plan = plan_dmo(p, {.alignment = 4});
+  Plan plan = plan_dmo(p, {.alignment = 4, .end_rounding = 1});
   EXPECT_TRUE(validate_plan(p, plan, 4).empty());
   EXPECT_EQ(plan.arena_size, 1040);
 }
@@ -237,7 +250,15 @@ TEST(DmoPlannerFigures, NeverAboveTflmAndNearTheBoundOnEveryModel) {
       }
       EXPECT_LE(r.dmo.arena_size, tflm);
       EXPECT_LE(r.dmo_no_overlap.arena_size, tflm);
-      EXPECT_GE(r.dmo.arena_size, r.lower_bound_overlap_bytes);
+      // The bounds keep live buffers apart; an accelerator op's tensors keep
+      // their offline offsets, which share bytes (Vela's plan), so there
+      // dmo's plan is below them.
+      if (r.accelerator_fixed_buffers == 0) {
+        EXPECT_GE(r.dmo.arena_size, r.lower_bound_overlap_bytes);
+      } else {
+        EXPECT_LE(r.dmo.arena_size, r.tflm_greedy.arena_size);
+        continue;
+      }
       auto gap = known_gaps.find({test::file_stem(file), method});
       if (gap != known_gaps.end()) {
         std::printf("[ gap      ] %s %s: dmo %lld bytes, bound %lld\n", test::file_stem(file).c_str(),

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "dmo/error.h"
+#include "dmo/plan/tflm_layout.h"
 #include "dmo/report/plan_report.h"
 #include "dmo/runtime/input_pattern.h"
 #include "dmo/runtime/interpreter.h"
@@ -20,6 +21,7 @@
 #include "dmo/runtime/tensor_placement.h"
 #include "dmo/tflite/offline_plan.h"
 #include "dmo/tflite/reader.h"
+#include "dmo/tflite/writer.h"
 #include "dmo/zoo/zoo.h"
 #include "graph_equality.h"
 #include "plan_file_check.h"
@@ -66,15 +68,31 @@ bool verifies(const std::vector<uint8_t>& bytes) {
   return tfl::VerifyModelBuffer(verifier);
 }
 
-// What export must write, computed here independently of the command: dmo's
-// offsets for the planned tensors of subgraph 0, -1 for everything else.
+// dmo's offsets for the planned tensors of subgraph 0, -1 for everything
+// else (scratch buffers are TFLM's to place): what export writes when it
+// deploys dmo's plan, computed here independently of the command.
 OfflinePlan expected_plan(const Graph& graph, const PlanResult& report) {
   OfflinePlan plan{0, static_cast<int32_t>(graph.subgraphs.size()),
                    std::vector<int32_t>(graph.total_tensor_count(), -1)};
   for (size_t b = 0; b < report.problem.buffers.size(); ++b) {
-    plan.offsets[static_cast<size_t>(report.problem.buffers[b].tensor)] = static_cast<int32_t>(report.dmo.offsets[b]);
+    const int32_t t = report.problem.buffers[b].tensor;
+    if (t == kNoTensor) continue;
+    plan.offsets[static_cast<size_t>(t)] = static_cast<int32_t>(report.dmo.offsets[b]);
   }
   return plan;
+}
+
+// The head TFLM needs for the offline offsets a file carries, by TFLM's
+// rules: those tensors exactly there, every size rounded up to 16, the
+// other tensors and the kernels' scratch buffers placed by its greedy
+// first fit around them.
+int64_t tflm_head_for(const Graph& graph, const PlanResult& report) {
+  std::vector<int64_t> offsets(report.tflm_problem.buffers.size(), -1);
+  for (size_t b = 0; b < offsets.size(); ++b) {
+    const int32_t t = report.tflm_problem.buffers[b].tensor;
+    if (t != kNoTensor && graph.offline_plan) offsets[b] = graph.offline_plan->offsets[static_cast<size_t>(t)];
+  }
+  return plan_tflm_with_offsets(report.tflm_problem, offsets).arena_size;
 }
 
 // The placement TFLM would use: subgraph 0's offsets as the file says them.
@@ -105,6 +123,7 @@ bool runs_unshared(const Graph& graph) {
 struct ExportCheck {
   size_t original_bytes = 0, exported_bytes = 0;
   int64_t arena_bytes = 0, tflm_greedy_bytes = 0;
+  std::string plan;  // which plan export deployed
   bool ran = false;
   std::string skipped;  // the runtime's refusal when the model cannot run
   test::PlanFileFacts facts;
@@ -134,16 +153,35 @@ ExportCheck export_and_check(const std::string& model, const std::string& out) {
   ascending_only.allow_descending = false;
   PlanResult report = plan_model(before, ascending_only);
   EXPECT_TRUE(report.dmo.descending_ops.empty());
-  OfflinePlan plan = expected_plan(before, report);
   EXPECT_TRUE(after.offline_plan.has_value());
   if (!after.offline_plan) return check;
-  EXPECT_EQ(after.offline_plan->offsets, plan.offsets);
+  check.plan = j["plan"].get<std::string>();
+  if (check.plan == "dmo") {
+    EXPECT_EQ(after.offline_plan->offsets, expected_plan(before, report).offsets);
+  } else if (check.plan == "model") {
+    EXPECT_TRUE(before.offline_plan.has_value());
+    if (before.offline_plan) {
+      EXPECT_EQ(after.offline_plan->offsets, before.offline_plan->offsets);
+    }
+  }
   EXPECT_EQ(after.offline_plan->subgraph_count, static_cast<int32_t>(before.subgraphs.size()));
   check.arena_bytes = j["arena_bytes"].get<int64_t>();
   check.tflm_greedy_bytes = j["tflm_greedy_bytes"].get<int64_t>();
-  EXPECT_EQ(check.arena_bytes, report.dmo.arena_size);
   EXPECT_EQ(check.tflm_greedy_bytes, report.tflm_greedy.arena_size);
-  EXPECT_EQ(j["tensors_planned"].get<size_t>(), report.problem.buffers.size());
+  // Never worse than TFLM as deployed: the head TFLM needs with the file
+  // export wrote is at most the head it needs with the model as it was.
+  const int64_t with_export = tflm_head_for(after, report);
+  const int64_t without_export = tflm_head_for(before, report);
+  EXPECT_EQ(without_export, report.tflm_greedy.arena_size);
+  EXPECT_EQ(check.arena_bytes, with_export);
+  EXPECT_EQ(j["without_export_bytes"].get<int64_t>(), without_export);
+  EXPECT_LE(with_export, without_export);
+  if (check.plan == "dmo") {
+    EXPECT_EQ(with_export, report.dmo.arena_size);
+  }
+  size_t planned = 0;
+  for (size_t t = 0; t < before.main().tensors.size(); ++t) planned += after.offline_plan->offsets[t] >= 0;
+  EXPECT_EQ(j["tensors_planned"].get<size_t>(), planned);
   EXPECT_EQ(j["output"], out);
 
   // The plan as TFLM would read it must hold the model's arena safely.
@@ -172,9 +210,9 @@ TEST(ExportShared, EveryModelExportsLosslesslyAndRunsInItsPlan) {
     ExportCheck check = export_and_check(model, out);
     ++total;
     ran += check.ran ? 1 : 0;
-    std::printf("[ export   ] %-34s %8zu -> %8zu bytes (+%4zu)  arena %8lld (greedy %8lld)  16-aligned data %3zu/%3zu%s\n",
+    std::printf("[ export   ] %-34s %8zu -> %8zu bytes (+%4zu)  %s plan, TFLM head %8lld (without %8lld)  16-aligned data %3zu/%3zu%s\n",
                 test::file_stem(model).c_str(), check.original_bytes, check.exported_bytes,
-                check.exported_bytes - check.original_bytes, static_cast<long long>(check.arena_bytes),
+                check.exported_bytes - check.original_bytes, check.plan.c_str(), static_cast<long long>(check.arena_bytes),
                 static_cast<long long>(check.tflm_greedy_bytes), check.facts.aligned_data_buffers,
                 check.facts.data_buffers, check.ran ? "  ran in plan" : "");
     if (auto missing = test::missing_kernel(check.skipped)) {
@@ -204,14 +242,37 @@ TEST(ExportShared, ReplacesAnExistingPlanKeepingItsBuffer) {
       old_entry = m;
     }
   }
+  // Vela's plan shares its NPU tensors' bytes; dmo keeps the ethos-u op's
+  // tensors where Vela put them, does no better, and keeps Vela's plan,
+  // rewritten into the same metadata buffer.
   ExportCheck check = export_and_check(model, dir.file("vela.tflite"));
+  EXPECT_EQ(check.plan, "model");
+  EXPECT_EQ(check.arena_bytes, 74544);  // Vela's 74,464 bytes and the ethos-u kernel's two scratch buffers
   EXPECT_TRUE(check.facts.plan_replaced);
   EXPECT_EQ(check.facts.plan_buffer, old_buffer);
   Graph after = read_tflite_file(dir.file("vela.tflite"));
   EXPECT_EQ(after.metadata.size(), before.metadata.size());
   EXPECT_EQ(after.metadata[old_entry].buffer_index, old_buffer);
-  EXPECT_NE(after.offline_plan->offsets, before.offline_plan->offsets);
-  EXPECT_EQ(after.offline_plan->offsets, expected_plan(before, plan_model(before)).offsets);
+  EXPECT_EQ(after.offline_plan->offsets, before.offline_plan->offsets);
+}
+
+TEST(ExportShared, ReplacesAWorseExistingPlan) {
+  DMO_REQUIRE_SHARED(shared);
+  ScratchDir dir;
+  // A model whose offline plan keeps every planned tensor apart: dmo's plan
+  // needs fewer bytes in TFLM, so export replaces it.
+  const std::string source = shared + "/models/tiny_vww_96_int8.tflite";
+  Graph graph = read_tflite_file(source);
+  OfflinePlan apart{0, static_cast<int32_t>(graph.subgraphs.size()),
+                    std::vector<int32_t>(graph.total_tensor_count(), -1)};
+  const TensorPlacement unshared = unshared_placement(graph.main());
+  for (size_t t = 0; t < unshared.offsets.size(); ++t) apart.offsets[t] = static_cast<int32_t>(unshared.offsets[t]);
+  const std::string model = dir.file("apart.tflite");
+  write_bytes(model, with_offline_plan(test::read_file(source), apart, source));
+  ExportCheck check = export_and_check(model, dir.file("replaced.tflite"));
+  EXPECT_EQ(check.plan, "dmo");
+  EXPECT_EQ(check.tflm_greedy_bytes, unshared.arena_size);
+  EXPECT_LT(check.arena_bytes, check.tflm_greedy_bytes);
 }
 
 TEST(ExportShared, PrintsArenaBytes) {
@@ -222,7 +283,8 @@ TEST(ExportShared, PrintsArenaBytes) {
   Graph graph = read_tflite_file(shared + "/models/tiny_vww_96_int8.tflite");
   PlanResult report = plan_model(graph);
   EXPECT_NE(r.out.find(fmt::format("with this plan: {} bytes", report.dmo.arena_size)), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("TFLM's own greedy plan: 73728 bytes"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("without it: 73728 bytes"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("dmo's plan: TFLM needs"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(dir.file("vww.tflite")), std::string::npos) << r.out;
   EXPECT_LT(report.dmo.arena_size, 73728);
 }

@@ -132,20 +132,30 @@ TEST(TflmGreedyPlanner, OfflineOffsetsFirstInBufferOrderThenTheRestAround) {
 // Vela's offline plan puts the NPU's scratch areas and the graph input and
 // output all at offset 0 (the NPU's command stream reads the input and
 // writes the output inside its scratch area), so TFLM's arena is the
-// largest of them, not the sum.
+// largest of them, not the sum. The ethos-u kernel's two scratch buffers
+// (a uint64 base address and a size per input and output: 6 x 8 and 6 x 4
+// bytes, rounded up to 48 and 32) go above them.
 TEST(TflmGreedyPlanner, FollowsTheOfflinePlanOfTheVelaModel) {
   DMO_REQUIRE_SHARED(shared);
   Graph graph = read_tflite_file(shared + "/models/tflm_person_detect_vela_int8.tflite");
   PlanResult r = plan_model(graph);
   EXPECT_EQ(r.offline_planned_buffers, 4);
-  for (size_t b = 0; b < r.tflm_problem.buffers.size(); ++b) EXPECT_EQ(r.tflm_greedy.offsets[b], 0);
-  EXPECT_EQ(r.tflm_greedy.arena_size, 74464);
+  ASSERT_EQ(r.scratch_buffers.size(), 2u);
+  EXPECT_EQ(r.scratch_buffers[0].bytes, 48);
+  EXPECT_EQ(r.scratch_buffers[1].bytes, 24);
+  for (size_t b = 0; b < 4; ++b) EXPECT_EQ(r.tflm_greedy.offsets[b], 0);
+  EXPECT_EQ(r.tflm_greedy.offsets[4], 74464);
+  EXPECT_EQ(r.tflm_greedy.offsets[5], 74464 + 48);
+  EXPECT_EQ(r.tflm_greedy.arena_size, 74544);
   EXPECT_TRUE(validate_plan(r.tflm_problem, r.tflm_greedy, kTflmBufferAlignment).empty());
   // Without the offline plan TFLM would need every tensor apart.
-  EXPECT_EQ(plan_tflm_greedy(r.problem).arena_size, 158160);
-  EXPECT_FALSE(validate_plan(r.problem, r.tflm_greedy, kTflmBufferAlignment).empty());
-  // dmo's own plans ignore the offline plan and stay safe by its lifetimes.
-  EXPECT_EQ(r.dmo.arena_size, 158146);
+  MemoryProblem without_plan = r.tflm_problem;
+  for (BufferRequest& b : without_plan.buffers) b.fixed_offset.reset();
+  EXPECT_EQ(plan_tflm_greedy(without_plan).arena_size, 158240);
+  EXPECT_FALSE(validate_plan(without_plan, r.tflm_greedy, kTflmBufferAlignment).empty());
+  // dmo never moves the NPU's tensors: its plan keeps Vela's offsets.
+  EXPECT_EQ(r.accelerator_fixed_buffers, 4);
+  EXPECT_EQ(r.dmo.arena_size, 74544);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "dmo/plan/bounds.h"
@@ -9,6 +10,8 @@
 #include "dmo/plan/dmo_planner.h"
 #include "dmo/plan/plan_validator.h"
 #include "dmo/plan/tflm_greedy_planner.h"
+#include "dmo/plan/tflm_layout.h"
+#include "dmo/pipeline/accelerator_buffers.h"
 #include "dmo/pipeline/scheduled_problem.h"
 #include "dmo/schedule/schedule_lifetimes.h"
 
@@ -24,6 +27,19 @@ void require_valid(const MemoryProblem& problem, const Plan& plan, int64_t align
   }
 }
 
+// The schedule step each op first runs at: its scratch buffers live there.
+std::vector<int32_t> first_step_of_ops(const Subgraph& sg, const Schedule& schedule) {
+  std::vector<int32_t> step_of_op(sg.ops.size(), -1);
+  for (size_t i = 0; i < schedule.steps.size(); ++i) {
+    int32_t& step = step_of_op[static_cast<size_t>(schedule.steps[i].op)];
+    if (step < 0) step = static_cast<int32_t>(i);
+  }
+  for (size_t op = 0; op < step_of_op.size(); ++op) {
+    if (step_of_op[op] < 0) step_of_op[op] = static_cast<int32_t>(op);
+  }
+  return step_of_op;
+}
+
 }  // namespace
 
 PlanResult plan_model(const Graph& graph, const PlanOptions& options) {
@@ -32,28 +48,6 @@ PlanResult plan_model(const Graph& graph, const PlanOptions& options) {
   r.schedule = default_schedule(graph);
   r.problem = build_scheduled_problem(graph, r.schedule);
   r.lifetimes = schedule_lifetimes(graph, r.schedule);
-  r.tflm_problem = build_tflm_memory_problem(graph);
-  for (const BufferRequest& b : r.tflm_problem.buffers) r.offline_planned_buffers += b.fixed_offset.has_value();
-  r.tflm_greedy = plan_tflm_greedy(r.tflm_problem);
-  r.naive_bytes = naive_bytes(r.problem);
-  r.lower_bound_bytes = lower_bound_bytes(r.problem);
-  r.live_bytes = live_bytes_per_op(r.problem);
-  for (size_t i = 0; i < r.live_bytes.size(); ++i) {
-    if (r.live_bytes[i] == r.lower_bound_bytes) {
-      r.peak_op = static_cast<int32_t>(i);
-      break;
-    }
-  }
-  for (const Tensor& t : sg.tensors) {
-    if (t.is_variable) r.variable_bytes += t.byte_size;
-  }
-  require_valid(r.tflm_problem, r.tflm_greedy, kTflmBufferAlignment, graph);
-
-  DmoPlannerOptions no_overlap;
-  no_overlap.use_overlaps = false;
-  no_overlap.alignment = options.alignment;
-  r.dmo_no_overlap = plan_dmo(r.problem, no_overlap);
-  require_valid(r.problem, r.dmo_no_overlap, no_overlap.alignment, graph);
 
   r.method = options.method;
   r.alignment = options.alignment;
@@ -66,7 +60,44 @@ PlanResult plan_model(const Graph& graph, const PlanOptions& options) {
   overlap_options.progress = options.progress;
   r.allow_descending = options.allow_descending;
   r.overlaps = compute_safe_overlaps(graph, r.schedule, overlap_options);
+  // Overlap pairs join tensors; the scratch buffers come after them.
   add_overlap_pairs(r.problem, r.overlaps);
+  r.scratch_buffers = tflm_scratch_buffers(sg, graph.source);
+  add_scratch_buffers(r.problem, r.scratch_buffers, first_step_of_ops(sg, r.schedule));
+  r.accelerator_fixed_buffers = fix_accelerator_buffers(graph, r.problem);
+
+  r.tflm_problem = build_tflm_memory_problem(graph);
+  std::vector<int32_t> op_times(sg.ops.size());
+  for (size_t op = 0; op < op_times.size(); ++op) op_times[op] = static_cast<int32_t>(op);
+  add_scratch_buffers(r.tflm_problem, r.scratch_buffers, op_times);
+  for (const BufferRequest& b : r.tflm_problem.buffers) r.offline_planned_buffers += b.fixed_offset.has_value();
+  r.tflm_greedy = plan_tflm_greedy(r.tflm_problem);
+  require_valid(r.tflm_problem, r.tflm_greedy, kTflmBufferAlignment, graph);
+
+  r.naive_bytes = naive_bytes(r.problem);
+  r.lower_bound_bytes = lower_bound_bytes(r.problem);
+  r.live_bytes = live_bytes_per_op(r.problem);
+  for (size_t i = 0; i < r.live_bytes.size(); ++i) {
+    if (r.live_bytes[i] == r.lower_bound_bytes) {
+      r.peak_op = static_cast<int32_t>(i);
+      break;
+    }
+  }
+  for (const Tensor& t : sg.tensors) {
+    if (t.is_variable) r.variable_bytes += t.byte_size;
+  }
+
+  DmoPlannerOptions no_overlap;
+  no_overlap.use_overlaps = false;
+  no_overlap.alignment = options.alignment;
+  // Without the pairs: they would steer the planner's start orders.
+  MemoryProblem without_overlaps = r.problem;
+  without_overlaps.overlaps.clear();
+  r.dmo_no_overlap = plan_dmo(without_overlaps, no_overlap);
+  require_valid(without_overlaps, r.dmo_no_overlap, no_overlap.alignment, graph);
+  r.dmo_no_overlap = tflm_layout(r.problem, r.dmo_no_overlap, std::max(options.alignment, kTflmBufferAlignment));
+  require_valid(r.problem, r.dmo_no_overlap, no_overlap.alignment, graph);
+
   r.lower_bound_overlap_per_op_bytes = lower_bound_with_overlap_bytes(r.problem);
   r.lower_bound_overlap_bytes = chain_lower_bound_with_overlap_bytes(r.problem);
   DmoPlanChoice choice = choose_dmo_plan(r.problem, options.alignment);

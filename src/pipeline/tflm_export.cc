@@ -4,9 +4,6 @@
 
 #include <cctype>
 #include <filesystem>
-#include <limits>
-
-#include "dmo/error.h"
 
 namespace dmo {
 namespace {
@@ -26,28 +23,9 @@ std::string upper(std::string text) {
 
 }  // namespace
 
-OfflinePlan offline_plan_from_result(const Graph& graph, const PlanResult& report, int64_t& planned) {
-  TensorPlacement placement = placement_from_plan(graph.main(), report.problem, report.dmo);
-  OfflinePlan plan;
-  plan.version = 0;
-  plan.subgraph_count = static_cast<int32_t>(graph.subgraphs.size());
-  plan.offsets.assign(graph.total_tensor_count(), -1);
-  planned = 0;
-  for (size_t t = 0; t < placement.offsets.size(); ++t) {
-    int64_t offset = placement.offsets[t];
-    if (offset < 0) continue;
-    if (offset > std::numeric_limits<int32_t>::max()) {
-      throw Error(fmt::format("{}: tensor {} is planned at offset {}, beyond TFLM's int32 offsets", graph.source, t,
-                              offset));
-    }
-    plan.offsets[t] = static_cast<int32_t>(offset);  // subgraph 0's tensors come first
-    ++planned;
-  }
-  return plan;
-}
-
-std::string offline_plan_c_header(const std::string& source, const std::string& stem, const OfflinePlan& plan,
-                                  const PlanResult& report) {
+std::string offline_plan_c_header(const std::string& source, const std::string& stem,
+                                  const TflmDeployment& deployment) {
+  const OfflinePlan& plan = deployment.words;
   const std::string ident = c_identifier(stem);
   const std::string macro = upper(ident);
   std::vector<int32_t> words = {plan.version, plan.subgraph_count, static_cast<int32_t>(plan.offsets.size())};
@@ -61,10 +39,12 @@ std::string offline_plan_c_header(const std::string& source, const std::string& 
       "// subgraph count, tensor count N over all subgraphs, then N byte offsets\n"
       "// from the start of the arena's non-persistent section (-1: TFLM plans it).\n"
       "//\n"
-      "// With this plan the non-persistent section needs {1}_ARENA_BYTES\n"
-      "// (TFLM's own greedy plan: {2} bytes). Give the interpreter that plus TFLM's\n"
-      "// persistent allocations (tensor structs, op data, variable tensors); after\n"
-      "// AllocateTensors(), MicroInterpreter::arena_used_bytes() gives the total.\n"
+      "// Plan: {6}.\n"
+      "// With it the non-persistent section (TFLM's sizes rounded up to 16, its\n"
+      "// kernels' scratch buffers included) needs {1}_ARENA_BYTES; without it\n"
+      "// {2} bytes. Give the interpreter that plus TFLM's persistent allocations\n"
+      "// (tensor structs, op data, variable tensors); after AllocateTensors(),\n"
+      "// MicroInterpreter::arena_used_bytes() gives the total.\n"
       "#ifndef {1}_OFFLINE_PLAN_H_\n"
       "#define {1}_OFFLINE_PLAN_H_\n"
       "\n"
@@ -74,7 +54,8 @@ std::string offline_plan_c_header(const std::string& source, const std::string& 
       "#define {1}_OFFLINE_PLAN_WORDS {4}\n"
       "\n"
       "static const int32_t {5}_offline_plan[{1}_OFFLINE_PLAN_WORDS] = {{",
-      std::filesystem::path(source).filename().string(), macro, report.tflm_greedy.arena_size, report.dmo.arena_size, words.size(), ident);
+      std::filesystem::path(source).filename().string(), macro, deployment.without_export_bytes,
+      deployment.arena_bytes, words.size(), ident, deployment.reason);
   for (size_t i = 0; i < words.size(); ++i) {
     out += i % 8 == 0 ? "\n    " : " ";
     out += fmt::format("{},", words[i]);

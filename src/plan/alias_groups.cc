@@ -72,12 +72,4 @@ int64_t AliasGroups::lowest_root_offset(int32_t root) const {
   return lowest;
 }
 
-int64_t AliasGroups::extent_above_root(int32_t root) const {
-  int64_t extent = 0;
-  for (int32_t m : members(root)) {
-    extent = std::max(extent, offset_in_root(m) + problem_.buffers[static_cast<size_t>(m)].size);
-  }
-  return extent;
-}
-
 }  // namespace dmo

@@ -8,6 +8,7 @@
 #include "dmo/plan/dmo_planner.h"
 #include "dmo/plan/plan_validator.h"
 #include "dmo/plan/tflm_greedy_planner.h"
+#include "dmo/plan/tflm_layout.h"
 
 namespace dmo {
 
@@ -19,16 +20,24 @@ void require_valid(const MemoryProblem& problem, const Plan& plan, int64_t align
 }
 
 // Never worse than what users have today. TFLM's offsets are multiples of
-// its 16 bytes, so at a larger alignment it rounds to that instead.
+// its 16 bytes, so at a larger alignment it rounds to that instead. Both
+// plans are compared as TFLM lays them out: tensors where the plan puts
+// them, scratch buffers where TFLM's first fit puts them around those.
 Plan plan_no_worse_than_tflm(const MemoryProblem& problem, int64_t alignment) {
   DmoPlannerOptions options;
   options.alignment = alignment;
   Plan plan = plan_dmo(problem, options);
   require_valid(problem, plan, alignment);
-  Plan tflm = plan_tflm_greedy(problem, std::max(alignment, kTflmBufferAlignment));
-  if (tflm.arena_size < plan.arena_size && validate_plan(problem, tflm, alignment).empty()) {
-    plan = std::move(tflm);
-    plan.planner = "dmo (TFLM greedy order)";
+  const int64_t tflm_alignment = std::max(alignment, kTflmBufferAlignment);
+  plan = tflm_layout(problem, plan, tflm_alignment);
+  require_valid(problem, plan, alignment);
+  Plan tflm = plan_tflm_greedy(problem, tflm_alignment);
+  if (validate_plan(problem, tflm, alignment).empty()) {
+    tflm = tflm_layout(problem, tflm, tflm_alignment);
+    if (tflm.arena_size < plan.arena_size && validate_plan(problem, tflm, alignment).empty()) {
+      plan = std::move(tflm);
+      plan.planner = "dmo (TFLM greedy order)";
+    }
   }
   return plan;
 }

@@ -53,9 +53,12 @@ std::vector<int32_t> pressure_order(const MemoryProblem& problem) {
 }  // namespace
 
 Plan plan_dmo(const MemoryProblem& problem, const DmoPlannerOptions& options) {
-  OverlapPlacer placer(problem, options.alignment, options.use_overlaps);
-  const int64_t bound =
-      options.use_overlaps ? chain_lower_bound_with_overlap_bytes(problem) : lower_bound_bytes(problem);
+  OverlapPlacer placer(problem, options.alignment, options.use_overlaps, options.end_rounding);
+  // Every counted end is a multiple of the smaller of the alignment and the
+  // rounding, so no arena is below the bound rounded up to that.
+  const int64_t granule = std::max<int64_t>(std::min(options.alignment, options.end_rounding), 1);
+  const int64_t bound = align_up(
+      options.use_overlaps ? chain_lower_bound_with_overlap_bytes(problem) : lower_bound_bytes(problem), granule);
 
   std::vector<int32_t> best_order = placer.reverse_order();
   Plan best = placer.place(best_order);
@@ -79,7 +82,9 @@ Plan plan_dmo(const MemoryProblem& problem, const DmoPlannerOptions& options) {
     std::vector<int32_t> movers;
     for (int32_t pos = 0; pos < n; ++pos) {
       int32_t b = best_order[static_cast<size_t>(pos)];
-      if (best.offsets[static_cast<size_t>(b)] + problem.buffers[static_cast<size_t>(b)].size == best.arena_size) {
+      const int64_t end = best.offsets[static_cast<size_t>(b)] +
+                          align_up(problem.buffers[static_cast<size_t>(b)].size, std::max<int64_t>(options.end_rounding, 1));
+      if (end == best.arena_size) {
         movers.insert(movers.begin(), pos);
       } else {
         movers.push_back(pos);

@@ -5,8 +5,8 @@
 
 namespace dmo {
 
-OverlapPlacer::OverlapPlacer(const MemoryProblem& problem, int64_t alignment, bool use_overlaps)
-    : problem_(problem), alignment_(alignment), groups_(problem) {
+OverlapPlacer::OverlapPlacer(const MemoryProblem& problem, int64_t alignment, bool use_overlaps, int64_t end_rounding)
+    : problem_(problem), alignment_(alignment), end_rounding_(std::max<int64_t>(end_rounding, 1)), groups_(problem) {
   const size_t n = problem.buffers.size();
   overlaps_of_.resize(n);
   pairs_of_.resize(n);
@@ -176,7 +176,7 @@ std::optional<Plan> OverlapPlacer::place_with(const std::vector<int32_t>& order,
     const auto root = static_cast<int32_t>(r);
     if (!groups_.is_root(root) || !groups_.fixed_root_offset(root)) continue;
     const int64_t offset = *groups_.fixed_root_offset(root);
-    if (arena && offset + groups_.extent_above_root(root) > *arena) return std::nullopt;
+    if (arena && offset + counted_extent_above_root(root) > *arena) return std::nullopt;
     put(root, offset, state, mixed_op);  // a mixed walk here is the problem's own
   }
   StartRanges forbidden;
@@ -200,10 +200,16 @@ std::optional<Plan> OverlapPlacer::place_with(const std::vector<int32_t>& order,
 }
 
 void OverlapPlacer::finish(Plan& plan) const {
-  for (size_t i = 0; i < problem_.buffers.size(); ++i) {
-    plan.arena_size = std::max(plan.arena_size, plan.offsets[i] + problem_.buffers[i].size);
-  }
+  plan.arena_size = rounded_arena_bytes(problem_, plan, end_rounding_);
   plan.descending_ops = descending_ops(problem_, plan);
+}
+
+int64_t OverlapPlacer::counted_extent_above_root(int32_t root) const {
+  int64_t extent = 0;
+  for (int32_t m : groups_.members(root)) {
+    extent = std::max(extent, groups_.offset_in_root(m) + counted_size(static_cast<size_t>(m)));
+  }
+  return extent;
 }
 
 Plan OverlapPlacer::place(const std::vector<int32_t>& order) const {
@@ -215,7 +221,7 @@ Plan OverlapPlacer::place(const std::vector<int32_t>& order) const {
 std::optional<Plan> OverlapPlacer::place_highest(const std::vector<int32_t>& order, int64_t arena) const {
   return place_with(order, arena, [&](int32_t root, StartRanges& forbidden) {
     return highest_free_start(forbidden, groups_.alignment(root, alignment_), groups_.lowest_root_offset(root),
-                              arena - groups_.extent_above_root(root));
+                              arena - counted_extent_above_root(root));
   });
 }
 
@@ -227,6 +233,18 @@ std::vector<int32_t> descending_ops(const MemoryProblem& problem, const Plan& pl
   std::sort(ops.begin(), ops.end());
   ops.erase(std::unique(ops.begin(), ops.end()), ops.end());
   return ops;
+}
+
+}  // namespace dmo
+
+namespace dmo {
+
+int64_t rounded_arena_bytes(const MemoryProblem& problem, const Plan& plan, int64_t end_rounding) {
+  int64_t arena = 0;
+  for (size_t i = 0; i < problem.buffers.size(); ++i) {
+    arena = std::max(arena, plan.offsets[i] + align_up(problem.buffers[i].size, std::max<int64_t>(end_rounding, 1)));
+  }
+  return arena;
 }
 
 }  // namespace dmo

@@ -111,7 +111,8 @@ MemoryProblem parse_problem_json(const std::string& text, const std::string& sou
     if (last >= op_count && last >= 0) b.fail(fmt::format("has last_use {} beyond the last op {}", last, op_count - 1));
     r.lifetime = {static_cast<int32_t>(first), static_cast<int32_t>(last)};
     const int64_t tensor = b.optional_integer("tensor").value_or(id);
-    if (tensor < 0 || tensor > INT32_MAX) b.fail(fmt::format("has tensor {} out of range", tensor));
+    // -1: no tensor (a kernel's scratch buffer).
+    if (tensor < kNoTensor || tensor > INT32_MAX) b.fail(fmt::format("has tensor {} out of range", tensor));
     r.tensor = static_cast<int32_t>(tensor);
     r.alignment = b.optional_integer("alignment").value_or(0);
     if (b.optional_integer("alignment") && !power_of_two(r.alignment)) {

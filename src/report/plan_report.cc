@@ -58,10 +58,22 @@ nlohmann::json plan_report_json(const Graph& graph, const PlanResult& r) {
                    {"overlap_used_descending_bytes", o.used_descending_bytes},
                    {"walk", descending[i] ? "descending" : "ascending"}});
   }
-  std::vector<int64_t> offset_of(sg.tensors.size(), -1), dmo_offset_of(sg.tensors.size(), -1);
+  std::vector<int64_t> offset_of(sg.tensors.size(), -1), dmo_offset_of(sg.tensors.size(), -1),
+      ascending_offset_of(sg.tensors.size(), -1);
   for (size_t b = 0; b < r.problem.buffers.size(); ++b) {
-    offset_of[static_cast<size_t>(r.problem.buffers[b].tensor)] = r.tflm_greedy.offsets[b];
-    dmo_offset_of[static_cast<size_t>(r.problem.buffers[b].tensor)] = r.dmo.offsets[b];
+    const int32_t t = r.problem.buffers[b].tensor;
+    if (t == kNoTensor) continue;
+    offset_of[static_cast<size_t>(t)] = r.tflm_greedy.offsets[b];
+    dmo_offset_of[static_cast<size_t>(t)] = r.dmo.offsets[b];
+    ascending_offset_of[static_cast<size_t>(t)] = r.dmo_ascending.offsets[b];
+  }
+  nlohmann::json scratch = nlohmann::json::array();
+  const size_t first_scratch = r.problem.buffers.size() - r.scratch_buffers.size();
+  for (size_t s = 0; s < r.scratch_buffers.size(); ++s) {
+    const ScratchBuffer& buffer = r.scratch_buffers[s];
+    scratch.push_back({{"op", buffer.op}, {"kernel", buffer.kernel}, {"buffer", buffer.buffer},
+                       {"bytes", buffer.bytes}, {"tflm_greedy_offset", r.tflm_greedy.offsets[first_scratch + s]},
+                       {"dmo_offset", r.dmo.offsets[first_scratch + s]}});
   }
   nlohmann::json tensors = nlohmann::json::array();
   for (size_t t = 0; t < sg.tensors.size(); ++t) {
@@ -92,6 +104,10 @@ nlohmann::json plan_report_json(const Graph& graph, const PlanResult& r) {
           {"dmo_bytes", r.dmo.arena_size},
           {"dmo_ascending_bytes", r.dmo_ascending.arena_size},
           {"descending_ops", r.dmo.descending_ops},
+          {"offsets", dmo_offset_of},
+          {"ascending_offsets", ascending_offset_of},
+          {"scratch_buffers", scratch},
+          {"accelerator_fixed_tensors", r.accelerator_fixed_buffers},
           {"walks", r.allow_descending ? "ascending or descending" : "ascending"},
           {"overlap_method", overlap_method_name(r.method)},
           {"alignment", r.alignment},
@@ -110,8 +126,10 @@ nlohmann::json plan_report_json(const Graph& graph, const PlanResult& r) {
 
 std::string plan_report_text(const Graph& graph, const PlanResult& r) {
   const Subgraph& sg = graph.main();
-  std::string out = fmt::format("model: {}\nsubgraph 0: {} ops, {} tensors, {} planned activation buffers\n\n",
-                                graph.source, sg.ops.size(), sg.tensors.size(), r.problem.buffers.size());
+  std::string out = fmt::format(
+      "model: {}\nsubgraph 0: {} ops, {} tensors, {} planned activation buffers, {} TFLM scratch buffer(s)\n\n",
+      graph.source, sg.ops.size(), sg.tensors.size(), r.problem.buffers.size() - r.scratch_buffers.size(),
+      r.scratch_buffers.size());
   auto bytes_or_dash = [](const std::optional<int64_t>& v) { return v ? fmt::format("{}", *v) : std::string("-"); };
   const std::vector<char> descending = descending_flags(sg, r.dmo);
   out += fmt::format("{:>5}  {:<22} {:>12} {:>12} {:>12} {:>12} {:>12}  {:<4} {}\n", "op", "kind", "live bytes",
@@ -161,11 +179,16 @@ std::string plan_report_text(const Graph& graph, const PlanResult& r) {
                        graph.subgraphs[s].name, graph.subgraphs[s].ops.size(), problem.buffers.size(),
                        naive_bytes(problem), lower_bound_bytes(problem));
   }
+  for (const ScratchBuffer& buffer : r.scratch_buffers) {
+    out += fmt::format("TFLM scratch buffer at op {}: {} bytes, {}: {}\n", buffer.op, buffer.bytes, buffer.kernel,
+                       buffer.buffer);
+  }
+  out += "every plan's bytes are TFLM's head for it: sizes rounded up to 16, scratch buffers included\n";
   if (graph.offline_plan) {
     out += fmt::format(
-        "the model carries an OfflineMemoryAllocation plan: tflm_greedy puts its {} planned tensor(s) at their offline "
-        "offsets, as TFLM does; dmo's plans ignore it\n",
-        r.offline_planned_buffers);
+        "the model carries an OfflineMemoryAllocation plan: tflm_greedy puts its {} planned buffer(s) at their offline "
+        "offsets, as TFLM does; dmo's plans keep only the {} of accelerator ops there\n",
+        r.offline_planned_buffers, r.accelerator_fixed_buffers);
   }
   return out;
 }

@@ -211,7 +211,7 @@ std::string panel(const Graph& graph, const MemoryProblem& problem, const Plan& 
   std::string labels;
   for (size_t b = 0; b < problem.buffers.size(); ++b) {
     const BufferRequest& buf = problem.buffers[b];
-    if (buf.lifetime.last < 0 || buf.size == 0) continue;
+    if (buf.lifetime.last < 0 || buf.size == 0 || buf.tensor == kNoTensor) continue;  // scratch: no tensor to draw
     const int32_t first = std::max(buf.lifetime.first, 0), last = buf.lifetime.last;
     const int64_t low = plan.offsets[b], high = low + buf.size;
     const Slants& s = overlaps.slants[b];

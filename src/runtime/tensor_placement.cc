@@ -19,6 +19,7 @@ TensorPlacement placement_from_plan(const Subgraph& subgraph, const MemoryProble
   TensorPlacement placement;
   placement.offsets.assign(subgraph.tensors.size(), -1);
   for (size_t b = 0; b < problem.buffers.size(); ++b) {
+    if (problem.buffers[b].tensor == kNoTensor) continue;  // a kernel's scratch buffer
     placement.offsets[static_cast<size_t>(problem.buffers[b].tensor)] = plan.offsets[b];
   }
   placement.arena_size = plan.arena_size;

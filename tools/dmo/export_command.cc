@@ -24,7 +24,9 @@ Command add_export_command(CLI::App& app) {
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
-      "export", "Store dmo's arena plan in a .tflite file as TFLM's OfflineMemoryAllocation metadata (or a C header)");
+      "export",
+      "Store dmo's arena plan in a .tflite file as TFLM's OfflineMemoryAllocation metadata (or a C header), unless "
+      "TFLM needs fewer bytes without it");
   cmd->add_option("model", o->model, "a .tflite file, or a zoo model name (written as a .tflite file first)")
       ->required();
   cmd->add_option("-o,--output", o->output, "the .tflite file to write: the model unchanged plus the plan");
@@ -40,8 +42,8 @@ Command add_export_command(CLI::App& app) {
     PlanOptions ascending_only;
     ascending_only.allow_descending = false;
     PlanResult report = plan_model(graph, ascending_only);
-    int64_t planned = 0;
-    OfflinePlan plan = offline_plan_from_result(graph, report, planned);
+    const TflmDeployment deployment = choose_tflm_deployment(graph, report);
+    const OfflinePlan& plan = deployment.words;
 
     // Everything is computed and checked before the first file is moved into place.
     std::optional<OutputFile> tflite, header;
@@ -56,7 +58,7 @@ Command add_export_command(CLI::App& app) {
     }
     if (!o->c_header.empty()) {
       header.emplace(o->c_header);
-      header->write(offline_plan_c_header(model.source, model.stem, plan, report));
+      header->write(offline_plan_c_header(model.source, model.stem, deployment));
     }
     if (tflite) tflite->commit();
     if (header) header->commit();
@@ -65,9 +67,13 @@ Command add_export_command(CLI::App& app) {
       nlohmann::json j = {{"model", model.source},
                           {"output", o->output.empty() ? nlohmann::json(nullptr) : nlohmann::json(o->output)},
                           {"c_header", o->c_header.empty() ? nlohmann::json(nullptr) : nlohmann::json(o->c_header)},
-                          {"arena_bytes", report.dmo.arena_size},
+                          {"plan", deployed_plan_name(deployment.plan)},
+                          {"reason", deployment.reason},
+                          {"arena_bytes", deployment.arena_bytes},
+                          {"without_export_bytes", deployment.without_export_bytes},
+                          {"dmo_bytes", deployment.dmo_bytes},
                           {"tflm_greedy_bytes", report.tflm_greedy.arena_size},
-                          {"tensors_planned", planned},
+                          {"tensors_planned", deployment.tensors_planned},
                           {"subgraphs", graph.subgraphs.size()}};
       std::cout << j.dump(2) << '\n';
       return 0;
@@ -75,11 +81,13 @@ Command add_export_command(CLI::App& app) {
     if (tflite) std::cout << "wrote " << o->output << '\n';
     if (header) std::cout << "wrote " << o->c_header << '\n';
     std::cout << fmt::format(
-        "{}: dmo's plan places {} of {} tensors (the arena tensors of subgraph 0); the rest are -1, left to TFLM\n"
-        "arena (non-persistent part) with this plan: {} bytes; with TFLM's own greedy plan: {} bytes\n"
+        "{}: {}\n"
+        "the plan places {} of {} tensors (arena tensors of subgraph 0); the rest are -1, left to TFLM\n"
+        "arena (non-persistent head, sizes rounded up to 16, TFLM's scratch buffers included) with this plan: {} "
+        "bytes; without it: {} bytes\n"
         "give TFLM at least {} bytes plus its persistent allocations (tensor structs, op data, variables)\n",
-        model.source, planned, plan.offsets.size(), report.dmo.arena_size, report.tflm_greedy.arena_size,
-        report.dmo.arena_size);
+        model.source, deployment.reason, deployment.tensors_planned, plan.offsets.size(), deployment.arena_bytes,
+        deployment.without_export_bytes, deployment.arena_bytes);
     if (graph.subgraphs.size() > 1) {
       std::cout << fmt::format("note: the tensors of subgraphs 1..{} are planned by TFLM and may need more\n",
                                graph.subgraphs.size() - 1);

@@ -12,6 +12,7 @@
 #include "dmo/overlap/safe_overlaps.h"
 #include "dmo/plan/memory_problem.h"
 #include "dmo/plan/plan.h"
+#include "dmo/plan/tflm_scratch_buffers.h"
 #include "dmo/runtime/tensor_placement.h"
 #include "dmo/schedule/schedule.h"
 
@@ -36,12 +37,20 @@ struct PlanResult {
   // The execution order the figures are for (the default: file order), with
   // the walks of `dmo`'s plan: what the interpreter runs and code follows.
   Schedule schedule;
-  MemoryProblem problem;           // subgraph 0, with the overlap pairs dmo uses
+  // Subgraph 0: one buffer per planned tensor (tensor order), then one per
+  // TFLM scratch buffer (no tensor, in `scratch_buffers` order), with the
+  // overlap pairs dmo uses; the tensors of accelerator ops (ethos-u) fixed
+  // at the model's offline offsets, which dmo does not move.
+  MemoryProblem problem;
   std::vector<Lifetime> lifetimes; // per tensor of subgraph 0, under `schedule`
+  std::vector<ScratchBuffer> scratch_buffers;  // what TFLM's kernels request, op order
+  int32_t accelerator_fixed_buffers = 0;       // buffers of `problem` fixed for accelerator ops
   // What TFLM plans: `problem`'s buffers (no overlap pairs) with the model's
   // offline offsets fixed, as TFLM's allocator does.
   MemoryProblem tflm_problem;
   int32_t offline_planned_buffers = 0;  // buffers of tflm_problem with a fixed offset
+  // TFLM's plan of tflm_problem; every plan's arena_size is the head TFLM
+  // needs for it: sizes rounded up to 16, scratch buffers included.
   Plan tflm_greedy;
   int64_t naive_bytes = 0;
   int64_t lower_bound_bytes = 0;
@@ -54,6 +63,8 @@ struct PlanResult {
   std::vector<OpOverlap> overlaps;  // per op
   Plan dmo_no_overlap;
   bool allow_descending = true;
+  // dmo's plans as TFLM lays them out (tflm_layout.h): tensors at dmo's
+  // offsets, scratch buffers where TFLM's first fit puts them.
   Plan dmo;
   Plan dmo_ascending;  // ascending walks only (TFLM's kernels); == dmo when descending is not allowed
   int64_t lower_bound_overlap_per_op_bytes = 0;  // live bytes less the op's O_s, at the worst op

@@ -35,8 +35,6 @@ class AliasGroups {
   int64_t alignment(int32_t root, int64_t default_alignment) const;
   // The lowest offset the root may take so no member starts below 0.
   int64_t lowest_root_offset(int32_t root) const;
-  // Bytes from the root's offset to the end of the group's highest member.
-  int64_t extent_above_root(int32_t root) const;
 
  private:
   const MemoryProblem& problem_;

@@ -1,7 +1,10 @@
 // The plans dmo reports for a problem: dmo's planner with overlaps, never
 // above TFLM's greedy plan of the same problem (that plan is taken when it
-// is smaller), walking descending only where that saves bytes. Every plan
-// is checked by the validator before it is returned.
+// is smaller), walking descending only where that saves bytes. Plans come
+// as TFLM lays them out (tflm_layout.h): buffers that are no tensor
+// (kernels' scratch buffers) where TFLM's first fit puts them, and the
+// arena TFLM's head needs. Every plan is checked by the validator before
+// it is returned.
 #pragma once
 
 #include <cstdint>

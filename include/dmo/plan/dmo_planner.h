@@ -3,7 +3,8 @@
 // output's end by up to its safe overlap), then a search over placement
 // orders that keeps any order giving a smaller arena and stops at the lower
 // bound. Honours the problem's fixed offsets, aliases and per-buffer
-// alignments (see overlap_placement.h).
+// alignments (see overlap_placement.h). The arena is measured with sizes
+// rounded up to `end_rounding`, as TFLM measures it.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +17,9 @@ namespace dmo {
 struct DmoPlannerOptions {
   bool use_overlaps = true;
   int64_t alignment = 16;  // for buffers that name no alignment of their own
+  // The arena is measured with every size rounded up to this: TFLM's 16
+  // bytes, as TFLM's planner lays out every buffer, offline ones included.
+  int64_t end_rounding = 16;
   // Placements tried by the refinement after the start orders.
   int32_t search_budget = 4000;
 };

@@ -12,7 +12,9 @@
 namespace dmo {
 
 struct BufferRequest {
-  int32_t tensor = 0;  // tensor index in the subgraph
+  // Tensor index in the subgraph; kNoTensor for a buffer that holds no
+  // tensor (a kernel's scratch buffer, placed by TFLM when it runs).
+  int32_t tensor = 0;
   int64_t size = 0;    // bytes
   Lifetime lifetime;
   // Bytes the offset must be a multiple of; 0 takes the planner's default.

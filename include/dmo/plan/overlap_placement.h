@@ -7,7 +7,8 @@
 // them. Fixed buffers go first, exactly where the problem puts them; an
 // alias group is placed as one piece, at its root's alignment and at
 // offsets that keep every member at its own. The plan records which ops
-// must walk descending.
+// must walk descending. Its arena is measured as TFLM measures it: each
+// buffer ends at its offset plus its size rounded up to `end_rounding`.
 #pragma once
 
 #include <cstdint>
@@ -24,15 +25,16 @@ namespace dmo {
 class OverlapPlacer {
  public:
   // `use_overlaps` false ignores the problem's overlap pairs; `alignment`
-  // is the default for buffers that name none. Throws dmo::Error for bad
-  // aliases (see AliasGroups).
-  OverlapPlacer(const MemoryProblem& problem, int64_t alignment, bool use_overlaps);
+  // is the default for buffers that name none; `end_rounding` what sizes
+  // are rounded up to where the arena's size is measured (1: exact). Throws
+  // dmo::Error for bad aliases (see AliasGroups).
+  OverlapPlacer(const MemoryProblem& problem, int64_t alignment, bool use_overlaps, int64_t end_rounding = 1);
 
   // Places the buffers in `order` (a permutation of buffer indices).
   Plan place(const std::vector<int32_t>& order) const;
 
   // Places the buffers in `order` at the HIGHEST aligned offset that keeps
-  // each inside [0, arena): with the creation order this lets a chain of
+  // each (its counted end) inside [0, arena): with the creation order this lets a chain of
   // diagonal overlaps step down through the arena and jump back up wherever
   // there is room. Nothing when some buffer finds no place (or a fixed one
   // ends above the arena).
@@ -73,9 +75,14 @@ class OverlapPlacer {
   std::optional<Plan> place_with(const std::vector<int32_t>& order, std::optional<int64_t> arena, Choose choose) const;
   // Arena size and the ops that must walk descending.
   void finish(Plan& plan) const;
+  // Buffer b's size as the arena's size counts it.
+  int64_t counted_size(size_t b) const { return align_up(problem_.buffers[b].size, end_rounding_); }
+  // Bytes from a group root's offset to the highest counted end of its members.
+  int64_t counted_extent_above_root(int32_t root) const;
 
   const MemoryProblem& problem_;
   int64_t alignment_;
+  int64_t end_rounding_;
   AliasGroups groups_;
   std::vector<std::vector<Allowance>> overlaps_of_;  // per output buffer
   std::vector<std::vector<int32_t>> pairs_of_;       // overlap pair indices per buffer (either side)
@@ -85,5 +92,9 @@ class OverlapPlacer {
 // The ops with an overlap pair the plan uses from above (output above its
 // input), so their kernels must walk descending; sorted.
 std::vector<int32_t> descending_ops(const MemoryProblem& problem, const Plan& plan);
+
+// The arena a plan needs when every buffer's size is rounded up to
+// `end_rounding`: max(offset + rounded size).
+int64_t rounded_arena_bytes(const MemoryProblem& problem, const Plan& plan, int64_t end_rounding);
 
 }  // namespace dmo

@@ -1,0 +1,41 @@
+// What `dmo export` deploys, never worse than TFLM as deployed today: dmo's
+// plan when TFLM needs no more bytes with it than without it; otherwise the
+// model's own offline plan, TFLM's greedy offsets, or no offsets at all.
+// Every figure is TFLM's head for the plan: offline offsets taken as
+// given, every size rounded up to 16, scratch buffers placed by TFLM's
+// first fit around the offline tensors.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "dmo/model/graph.h"
+#include "dmo/pipeline/plan_pipeline.h"
+
+namespace dmo {
+
+enum class DeployedPlan {
+  kDmo,               // dmo's ascending plan
+  kModelOfflinePlan,  // the model's own OfflineMemoryAllocation, unchanged
+  kTflmGreedy,        // TFLM's greedy offsets, as its own planner would place the tensors
+  kTflmOnline,        // every offset -1: TFLM plans everything itself
+};
+
+// "dmo", "model", "tflm_greedy", "tflm_online".
+const char* deployed_plan_name(DeployedPlan plan);
+
+struct TflmDeployment {
+  DeployedPlan plan = DeployedPlan::kDmo;
+  OfflinePlan words;            // the OfflineMemoryAllocation to write
+  int64_t tensors_planned = 0;  // tensors of subgraph 0 given an offset
+  int64_t arena_bytes = 0;      // TFLM's head with `words`
+  int64_t without_export_bytes = 0;  // TFLM's head without the export (its greedy plan, or the model's own plan)
+  int64_t dmo_bytes = 0;        // TFLM's head with dmo's plan, deployed or not
+  std::string reason;           // which plan was chosen and why, one sentence
+};
+
+// `result` must come from plan_model with ascending walks only (TFLM's
+// kernels). Throws dmo::Error when an offset exceeds TFLM's int32.
+TflmDeployment choose_tflm_deployment(const Graph& graph, const PlanResult& result);
+
+}  // namespace dmo

@@ -1,0 +1,168 @@
+#include "dmo/plan/tflm_scratch_buffers.h"
+
+#include <fmt/format.h>
+
+#include "dmo/error.h"
+#include "dmo/plan/tflm_greedy_planner.h"
+
+namespace dmo {
+
+namespace {
+
+// Builtin codes of TFLM kernels that request scratch buffers and that dmo
+// has no kernel (and so no OpKind) for.
+constexpr int32_t kUnidirectionalSequenceLstm = 44;
+constexpr int32_t kSum = 74;
+constexpr int32_t kReduceMax = 82;
+
+// An op's operands as TFLM's Prepare sees them.
+class OpOperands {
+ public:
+  OpOperands(const Subgraph& subgraph, int32_t op, const std::string& source)
+      : subgraph_(subgraph), op_(subgraph.ops[static_cast<size_t>(op)]), index_(op), source_(source) {}
+
+  const Op& op() const { return op_; }
+  const Tensor& input(size_t i) const { return tensor(op_.inputs, i, "input"); }
+  const Tensor& output(size_t i) const { return tensor(op_.outputs, i, "output"); }
+  int64_t dim(const Tensor& t, size_t d, const char* what) const {
+    if (d >= t.shape.size()) fail(fmt::format("{} '{}' has no dimension {}", what, t.name, d));
+    return t.shape[d];
+  }
+  [[noreturn]] void fail(const std::string& problem) const {
+    throw Error(fmt::format("{}: op {} ({}): {}, so TFLM's kernel cannot prepare it", source_, index_, op_.name(),
+                            problem));
+  }
+
+ private:
+  const Tensor& tensor(const std::vector<int32_t>& list, size_t i, const char* what) const {
+    if (i >= list.size() || list[i] < 0 || static_cast<size_t>(list[i]) >= subgraph_.tensors.size()) {
+      fail(fmt::format("{} {} is missing", what, i));
+    }
+    return subgraph_.tensors[static_cast<size_t>(list[i])];
+  }
+
+  const Subgraph& subgraph_;
+  const Op& op_;
+  int32_t index_;
+  const std::string& source_;
+};
+
+bool is_integer_reduction_input(DataType type) {
+  return type == DataType::kInt8 || type == DataType::kUInt8 || type == DataType::kInt16;
+}
+
+// Conv, depthwise conv and fully connected unpack INT4 filters into an int8
+// copy the size of the filter's element count (conv_common.cc,
+// depthwise_conv_common.cc, fully_connected_common.cc).
+void int4_filter(const OpOperands& o, const char* kernel, std::vector<ScratchBuffer>& out, int32_t op) {
+  const Tensor& filter = o.input(1);
+  if (filter.type != DataType::kInt4) return;
+  out.push_back({op, filter.element_count, fmt::format("{} int4 filter ({})", o.op().name(), kernel),
+                 "filter unpacked to int8"});
+}
+
+}  // namespace
+
+std::vector<ScratchBuffer> tflm_scratch_buffers(const Subgraph& subgraph, int32_t op, const std::string& source) {
+  const OpOperands o(subgraph, op, source);
+  const Op& node = o.op();
+  std::vector<ScratchBuffer> out;
+  if (node.is(OpKind::kConv2D)) {
+    int4_filter(o, "conv_common.cc", out, op);
+  } else if (node.is(OpKind::kDepthwiseConv2D)) {
+    int4_filter(o, "depthwise_conv_common.cc", out, op);
+  } else if (node.is(OpKind::kFullyConnected)) {
+    int4_filter(o, "fully_connected_common.cc", out, op);
+  } else if (node.is(OpKind::kMean) || node.builtin_code == kSum) {
+    // PrepareMeanOrSum (reduce_common.cc): integer inputs sum into an int32
+    // per output element.
+    const Tensor& input = o.input(0);
+    if (is_integer_reduction_input(input.type)) {
+      out.push_back({op, o.output(0).element_count * 4,
+                     fmt::format("{} {} (reduce_common.cc)", node.name(), data_type_name(input.type)),
+                     "int32 temp sum per output element"});
+    }
+  } else if (node.builtin_code == kReduceMax) {
+    // PrepareMax (reduce_common.cc): an int per input dimension and per axis.
+    const Tensor& input = o.input(0);
+    const Tensor& axis = o.input(1);
+    out.push_back({op, static_cast<int64_t>(input.shape.size()) * 4, "REDUCE_MAX (reduce_common.cc)",
+                   "temp index per input dimension"});
+    out.push_back({op, axis.element_count * 4, "REDUCE_MAX (reduce_common.cc)", "resolved axis"});
+  } else if (node.is(OpKind::kSvdf)) {
+    // PrepareSvdf (svdf_common.cc): int8 takes an int32 per filter and per
+    // unit and batch; every other input type takes the float path.
+    const auto* params = std::get_if<SvdfParams>(&node.params);
+    if (!params || params->rank <= 0) o.fail("its rank is missing or not positive");
+    const Tensor& input = o.input(0);
+    const int64_t batch = o.dim(input, 0, "input");
+    const int64_t filters = o.dim(o.input(1), 0, "weights_feature");
+    if (filters % params->rank != 0) o.fail(fmt::format("{} filters are not a multiple of rank {}", filters, params->rank));
+    if (input.type == DataType::kInt8) {
+      out.push_back({op, batch * filters * 4, "SVDF int8 (svdf_common.cc)", "int32 per batch and filter"});
+      out.push_back({op, batch * (filters / params->rank) * 4, "SVDF int8 (svdf_common.cc)",
+                     "int32 output per batch and unit"});
+    } else {
+      out.push_back({op, batch * filters * 4, "SVDF float (svdf_common.cc)", "float per batch and filter"});
+    }
+  } else if (node.builtin_code == kUnidirectionalSequenceLstm) {
+    // UnidirectionalSequenceLstmPrepare: four buffers of batch x state
+    // elements of the cell state's type; batch x state is the element count
+    // of the hidden (output) state, input 18, whose size TFLM checks.
+    const Tensor& hidden = o.input(18);
+    const Tensor& cell = o.input(19);
+    int64_t element = 0;
+    if (cell.type == DataType::kFloat32) element = 4;
+    if (cell.type == DataType::kInt16) element = 2;
+    if (element == 0) o.fail(fmt::format("its cell state is {}, not FLOAT32 or INT16", data_type_name(cell.type)));
+    const std::string kernel =
+        fmt::format("UNIDIRECTIONAL_SEQUENCE_LSTM {} cell state (unidirectional_sequence_lstm.cc)",
+                    data_type_name(cell.type));
+    for (int i = 0; i < 4; ++i) {
+      out.push_back({op, hidden.element_count * element, kernel, fmt::format("gate buffer {}", i)});
+    }
+  } else if (node.is(OpKind::kCustom) && node.custom_code == "SignalRfft") {
+    // RfftPrepare (signal/micro/kernels/rfft.cc): fft_length elements of the
+    // input type to zero-pad each frame into. The output holds
+    // fft_length / 2 + 1 complex values, so fft_length = its last dimension - 2.
+    const Tensor& input = o.input(0);
+    const Tensor& output = o.output(0);
+    if (output.shape.empty()) o.fail("output 0 has no dimensions");
+    const int64_t fft_length = output.shape.back() - 2;
+    const std::optional<int> element = element_size(input.type);
+    if (fft_length <= 0 || !element) o.fail("its output's last dimension gives no FFT length");
+    out.push_back({op, fft_length * *element, fmt::format("SignalRfft {} (rfft.cc)", data_type_name(input.type)),
+                   "zero-padded frame"});
+  } else if (node.is(OpKind::kCustom) && node.custom_code == "ethos-u") {
+    // Prepare (kernels/ethos_u/ethosu.cc): a base address (uint64) and a size
+    // (size_t, 4 bytes on the Cortex-M hosts of the NPU) per input and output.
+    const auto addresses = static_cast<int64_t>(node.inputs.size() + node.outputs.size());
+    out.push_back({op, addresses * 8, "ethos-u (ethosu.cc)", "base addresses"});
+    out.push_back({op, addresses * 4, "ethos-u (ethosu.cc)", "base address sizes"});
+  }
+  return out;
+}
+
+std::vector<ScratchBuffer> tflm_scratch_buffers(const Subgraph& subgraph, const std::string& source) {
+  std::vector<ScratchBuffer> all;
+  for (size_t op = 0; op < subgraph.ops.size(); ++op) {
+    std::vector<ScratchBuffer> some = tflm_scratch_buffers(subgraph, static_cast<int32_t>(op), source);
+    all.insert(all.end(), some.begin(), some.end());
+  }
+  return all;
+}
+
+void add_scratch_buffers(MemoryProblem& problem, const std::vector<ScratchBuffer>& scratch,
+                         const std::vector<int32_t>& step_of_op) {
+  for (const ScratchBuffer& s : scratch) {
+    const int32_t step = step_of_op[static_cast<size_t>(s.op)];
+    BufferRequest buffer;
+    buffer.tensor = kNoTensor;
+    buffer.size = s.bytes;
+    buffer.lifetime = {step, step};
+    buffer.alignment = kTflmBufferAlignment;
+    problem.buffers.push_back(buffer);
+  }
+}
+
+}  // namespace dmo
