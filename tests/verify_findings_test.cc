@@ -308,6 +308,7 @@ TEST(VerifyFindings, ExportedModelVerifiesItsOfflinePlan) {
   ASSERT_EQ(json.exit_status, 0) << json.out << json.err;
   const auto j = nlohmann::json::parse(json.out);
   EXPECT_EQ(j["plan_source"], "offline_plan");
+  EXPECT_EQ(j["offline_unplanned_tensors"], 0);
   EXPECT_EQ(j["ok"], true);
   EXPECT_EQ(j["outputs_identical"], true);
   EXPECT_TRUE(j["clobbers"].empty());

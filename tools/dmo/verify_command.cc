@@ -52,16 +52,18 @@ nlohmann::json verify_json(const Graph& graph, const PlanToVerify& plan, const V
                          {"op", read.op},
                          {"op_kind", sg.ops[static_cast<size_t>(read.op)].name()}});
   }
-  return {{"model", graph.source},
-          {"plan_source", plan_source_name(plan.source)},
-          {"arena_bytes", plan.placement.arena_size},
-          {"descending_ops", plan.placement.descending_ops},
-          {"ok", result.ok()},
-          {"outputs_identical", result.outputs_identical()},
-          {"output_bytes_compared", result.output_bytes_compared},
-          {"clobbers", clobbers},
-          {"validator_errors", result.validator_errors},
-          {"unwritten_reads", unwritten}};
+  nlohmann::json j = {{"model", graph.source},
+                      {"plan_source", plan_source_name(plan.source)},
+                      {"arena_bytes", plan.placement.arena_size},
+                      {"descending_ops", plan.placement.descending_ops},
+                      {"ok", result.ok()},
+                      {"outputs_identical", result.outputs_identical()},
+                      {"output_bytes_compared", result.output_bytes_compared},
+                      {"clobbers", clobbers},
+                      {"validator_errors", result.validator_errors},
+                      {"unwritten_reads", unwritten}};
+  if (plan.source == PlanSource::kOfflinePlan) j["offline_unplanned_tensors"] = plan.unplanned_tensors;
+  return j;
 }
 
 }  // namespace

@@ -122,13 +122,11 @@ class CheckingMemory {
     T value;
     const int64_t in_ref = t.storage_index(i) * static_cast<int64_t>(sizeof(T));
     const uint8_t* p = t.data + in_ref;
-    if (t.in_arena && !t.is_output) {
-      const int32_t tensor = value_of(t.index);
+    const int32_t tensor = t.in_arena && !t.is_output ? value_of(t.index) : ArenaTenancy::kUnchecked;
+    if (tensor != ArenaTenancy::kUnchecked) {
       const auto at = static_cast<size_t>(p - base_);
       for (size_t b = 0; b < sizeof(T); ++b) {
-        if (holder_[at + b] != tensor && tensor != ArenaTenancy::kUnchecked) {
-          loaded_other_value(tensor, at + b, in_ref + static_cast<int64_t>(b));
-        }
+        if (holder_[at + b] != tensor) loaded_other_value(tensor, at + b, in_ref + static_cast<int64_t>(b));
       }
     }
     std::memcpy(&value, p, sizeof(T));
