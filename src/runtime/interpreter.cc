@@ -10,6 +10,7 @@
 #include "dmo/ops/kernels.h"
 #include "dmo/ops/walk_order.h"
 #include "dmo/plan/plan.h"
+#include "dmo/runtime/unwritten_reads.h"
 
 namespace dmo {
 
@@ -241,20 +242,70 @@ void Interpreter::set_tensor(int32_t t, std::span<const uint8_t> bytes) {
   if (!bytes.empty()) std::memcpy(tensor_data(t), bytes.data(), bytes.size());
 }
 
-std::optional<Clobber> Interpreter::run_checked(const OpObserver& after_op) {
-  CheckingMemory memory(arena_.data(), placement_.arena_size);
-  int32_t previous_op = -1;
+ArenaTenancy Interpreter::arena_tenancy() const {
+  const size_t n = subgraph_.tensors.size();
+  ArenaTenancy tenancy;
+  tenancy.value_of.assign(n, ArenaTenancy::kOutsideArena);
+  tenancy.offset.assign(n, -1);
+  tenancy.needed_until.assign(n, -1);
+  tenancy.op_reads.resize(subgraph_.ops.size());
+  for (size_t t = 0; t < n; ++t) {
+    // A view's bytes hold its base's value.
+    auto stored = static_cast<int32_t>(t);
+    while (const TensorView* view = view_of(stored)) stored = view->base;
+    const auto s = static_cast<size_t>(stored);
+    const Tensor& tensor = subgraph_.tensors[s];
+    if (tensor.is_constant || persistent_offsets_[s] >= 0 || placement_.offsets[s] < 0) continue;
+    tenancy.value_of[t] = stored;
+    tenancy.offset[s] = placement_.offsets[s];
+  }
+  for (const UnwrittenRead& read : unwritten_read_tensors(subgraph_)) {
+    if (tenancy.value_of[static_cast<size_t>(read.tensor)] >= 0) {
+      tenancy.value_of[static_cast<size_t>(read.tensor)] = ArenaTenancy::kUnchecked;
+    }
+  }
+  auto value = [&](int32_t t) { return t == kNoTensor ? ArenaTenancy::kOutsideArena : tenancy.value_of[static_cast<size_t>(t)]; };
+  for (size_t i = 0; i < schedule_.steps.size(); ++i) {
+    const auto op = static_cast<size_t>(schedule_.steps[i].op);
+    for (int32_t t : subgraph_.ops[op].inputs) {
+      const int32_t v = value(t);
+      if (v < 0) continue;
+      tenancy.needed_until[static_cast<size_t>(v)] = static_cast<int32_t>(i);
+      tenancy.op_reads[op].push_back(v);
+    }
+  }
+  for (int32_t t : subgraph_.outputs) {
+    if (value(t) >= 0) tenancy.needed_until[static_cast<size_t>(value(t))] = ArenaTenancy::kNeededToEnd;
+  }
+  return tenancy;
+}
+
+std::vector<Clobber> Interpreter::run_checked_all(const OpObserver& after_op) {
+  CheckingMemory memory(arena_.data(), placement_.arena_size, arena_tenancy());
+  for (int32_t t : subgraph_.inputs) {
+    const uint8_t* data = tensor_data(t);
+    const int64_t bytes = subgraph_.tensors[static_cast<size_t>(t)].byte_size;
+    if (data && data >= arena_.data() && data + bytes <= arena_.data() + arena_.size() && !view_of(t)) {
+      memory.hold(t, data - arena_.data(), bytes);
+    }
+  }
+  std::vector<int32_t> last_step(subgraph_.ops.size(), -1);
+  for (size_t i = 0; i < schedule_.steps.size(); ++i) last_step[static_cast<size_t>(schedule_.steps[i].op)] = static_cast<int32_t>(i);
   for (size_t i = 0; i < schedule_.steps.size(); ++i) {
     const ScheduleStep& step = schedule_.steps[i];
     // The regions of one op are one op for clobbers: an input byte its
     // earlier region overwrote is gone for its later regions too.
-    if (step.op != previous_op) memory.begin_op(step.op);
-    previous_op = step.op;
+    memory.begin_step(step.op, static_cast<int32_t>(i), last_step[static_cast<size_t>(step.op)]);
     eval_step(step, memory);
-    if (memory.clobber()) return memory.clobber();
     if (after_op && last_step_of_op_[i]) after_op(step.op);
   }
-  return std::nullopt;
+  return memory.clobbers();
+}
+
+std::optional<Clobber> Interpreter::run_checked(const OpObserver& after_op) {
+  std::vector<Clobber> clobbers = run_checked_all(after_op);
+  if (clobbers.empty()) return std::nullopt;
+  return clobbers.front();
 }
 
 int64_t algorithmic_safe_overlap(const Interpreter& interpreter, int32_t op, int32_t input_tensor,

@@ -1,6 +1,7 @@
 #include "dmo/runtime/plan_verifier.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "dmo/runtime/interpreter.h"
 
@@ -8,19 +9,19 @@ namespace dmo {
 
 VerifyResult verify_placement(const Graph& graph, const TensorPlacement& placement, std::span<const uint8_t> input) {
   const Subgraph& sg = graph.main();
+  // The placement is checked (and the ops prepared) before the reference runs.
+  Interpreter planned(graph, placement);
   Interpreter reference(graph, unshared_placement(sg));
   reference.set_inputs(input);
   reference.run();
 
   VerifyResult result;
-  Interpreter planned(graph, placement);
   planned.set_inputs(input);
-  result.clobber = planned.run_checked();
-  if (result.clobber) return result;
+  result.clobbers = planned.run_checked_all();
+  if (!result.clobbers.empty()) result.clobber = result.clobbers.front();
   for (size_t k = 0; k < sg.outputs.size(); ++k) {
-    int32_t t = sg.outputs[k];
-    auto want = reference.tensor_bytes(t);
-    auto got = planned.tensor_bytes(t);
+    const int32_t t = sg.outputs[k];
+    const std::vector<uint8_t> want = reference.tensor_contents(t), got = planned.tensor_contents(t);
     for (size_t b = 0; b < want.size(); ++b) {
       if (want[b] != got[b]) {
         result.difference = OutputDifference{static_cast<int32_t>(k), t, static_cast<int64_t>(b), want[b], got[b]};
@@ -32,20 +33,48 @@ VerifyResult verify_placement(const Graph& graph, const TensorPlacement& placeme
   return result;
 }
 
+namespace {
+
+std::string tensor_label(const Subgraph& sg, int32_t t) {
+  if (t < 0) return "no tensor";
+  return fmt::format("tensor {} '{}'", t, sg.tensors[static_cast<size_t>(t)].name);
+}
+
+}  // namespace
+
+std::string describe_clobber(const Subgraph& sg, const Clobber& c) {
+  const Op& op = sg.ops[static_cast<size_t>(c.op)];
+  const std::string bytes = fmt::format("{} byte{} [{}, {})", c.bytes, c.bytes == 1 ? "" : "s", c.byte_offset,
+                                        c.byte_offset + c.bytes);
+  if (c.access == Clobber::Access::kStore) {
+    return fmt::format("clobber: op {} ({}) wrote {} over {} of {}, still needed later", c.op, op.name(),
+                       tensor_label(sg, c.writer), bytes, tensor_label(sg, c.tensor));
+  }
+  return fmt::format("clobber: op {} ({}) read {} of input {} after {} overwrote them", c.op, op.name(), bytes,
+                     tensor_label(sg, c.tensor), tensor_label(sg, c.writer));
+}
+
+std::string describe_unwritten_read(const Subgraph& sg, const UnwrittenRead& read) {
+  return fmt::format("{} is read by op {} ({}) but no op writes it; its value is whatever the arena held",
+                     tensor_label(sg, read.tensor), read.op, sg.ops[static_cast<size_t>(read.op)].name());
+}
+
 std::string VerifyResult::describe(const Graph& graph) const {
   const Subgraph& sg = graph.main();
-  if (clobber) {
-    const Op& op = sg.ops[static_cast<size_t>(clobber->op)];
-    const Tensor& t = sg.tensors[static_cast<size_t>(clobber->tensor)];
-    return fmt::format("clobber: op {} ({}) read byte {} of input tensor {} '{}' after its output overwrote it",
-                       clobber->op, op.name(), clobber->byte_offset, clobber->tensor, t.name);
-  }
+  std::vector<std::string> lines;
+  for (const std::string& error : validator_errors) lines.push_back("invalid plan: " + error);
+  for (const UnwrittenRead& read : unwritten_reads) lines.push_back("unwritten: " + describe_unwritten_read(sg, read));
+  for (const Clobber& c : clobbers) lines.push_back(describe_clobber(sg, c));
   if (difference) {
     const Tensor& t = sg.tensors[static_cast<size_t>(difference->tensor)];
-    return fmt::format("output {} (tensor {} '{}') differs at byte {}: {} unshared, {} planned", difference->output,
-                       difference->tensor, t.name, difference->byte, difference->expected, difference->actual);
+    lines.push_back(fmt::format("output {} (tensor {} '{}') differs at byte {}: {} unshared, {} planned",
+                                difference->output, difference->tensor, t.name, difference->byte,
+                                difference->expected, difference->actual));
+  } else if (!lines.empty()) {
+    lines.push_back(fmt::format("outputs: {} output bytes identical", output_bytes_compared));
   }
-  return fmt::format("ok: {} output bytes identical, no clobber", output_bytes_compared);
+  if (lines.empty()) return fmt::format("ok: {} output bytes identical, no clobber", output_bytes_compared);
+  return fmt::format("{}", fmt::join(lines, "\n"));
 }
 
 }  // namespace dmo

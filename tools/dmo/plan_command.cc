@@ -7,6 +7,7 @@
 #include "dmo/plan/problem_file.h"
 #include "dmo/report/plan_report.h"
 #include "dmo/report/plan_svg.h"
+#include "dmo/runtime/plan_verifier.h"
 #include "dmo/zoo/zoo.h"
 #include "io_files.h"
 #include "progress.h"
@@ -47,6 +48,9 @@ Command add_plan_command(CLI::App& app) {
   cmd->add_option("--svg", options->svg, "draw the arena over time, TFLM's plan beside dmo's, into this SVG file");
   return [options] {
     Graph graph = load_model(options->model);
+    for (const UnwrittenRead& read : unwritten_read_tensors(graph.main())) {
+      std::cerr << "warning: " << describe_unwritten_read(graph.main(), read) << '\n';
+    }
     PlanOptions report_options;
     report_options.method = options->overlap == "none"       ? OverlapMethod::kNone
                             : options->overlap == "analytic" ? OverlapMethod::kAnalytic

@@ -1,39 +1,108 @@
+#include <fmt/format.h>
+
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "commands.h"
 #include "dmo/pipeline/model_source.h"
-#include "dmo/pipeline/placement_file.h"
-#include "dmo/pipeline/plan_pipeline.h"
-#include "dmo/runtime/plan_verifier.h"
+#include "dmo/pipeline/verified_plan.h"
 #include "io_files.h"
 
 namespace dmo::cli {
+
+namespace {
+
+std::string plan_description(const PlanToVerify& plan) {
+  const TensorPlacement& p = plan.placement;
+  std::string text = fmt::format("{}-byte arena, ", p.arena_size);
+  switch (plan.source) {
+    case PlanSource::kOfflinePlan:
+      text += "the model's offline plan (OfflineMemoryAllocation), every op walking ascending";
+      if (plan.unplanned_tensors > 0) {
+        text += fmt::format(", {} tensor{} it leaves to TFLM placed after its tensors", plan.unplanned_tensors,
+                            plan.unplanned_tensors == 1 ? "" : "s");
+      }
+      return text;
+    case PlanSource::kDmo: text += "dmo's plan"; break;
+    case PlanSource::kFile: text += "plan file"; break;
+  }
+  if (!p.descending_ops.empty()) {
+    const size_t n = p.descending_ops.size();
+    text += fmt::format(" ({} {} descending)", n, n == 1 ? "op walking" : "ops walking");
+  }
+  return text;
+}
+
+nlohmann::json verify_json(const Graph& graph, const PlanToVerify& plan, const VerifyResult& result) {
+  const Subgraph& sg = graph.main();
+  nlohmann::json clobbers = nlohmann::json::array();
+  for (const Clobber& c : result.clobbers) {
+    clobbers.push_back({{"op", c.op},
+                        {"op_kind", sg.ops[static_cast<size_t>(c.op)].name()},
+                        {"access", c.access == Clobber::Access::kStore ? "store" : "load"},
+                        {"writer_tensor", c.writer},
+                        {"victim_tensor", c.tensor},
+                        {"first_byte", c.byte_offset},
+                        {"bytes", c.bytes}});
+  }
+  nlohmann::json unwritten = nlohmann::json::array();
+  for (const UnwrittenRead& read : result.unwritten_reads) {
+    unwritten.push_back({{"tensor", read.tensor},
+                         {"name", sg.tensors[static_cast<size_t>(read.tensor)].name},
+                         {"op", read.op},
+                         {"op_kind", sg.ops[static_cast<size_t>(read.op)].name()}});
+  }
+  nlohmann::json j = {{"model", graph.source},
+                      {"plan_source", plan_source_name(plan.source)},
+                      {"arena_bytes", plan.placement.arena_size},
+                      {"descending_ops", plan.placement.descending_ops},
+                      {"ok", result.ok()},
+                      {"outputs_identical", result.outputs_identical()},
+                      {"output_bytes_compared", result.output_bytes_compared},
+                      {"clobbers", clobbers},
+                      {"validator_errors", result.validator_errors},
+                      {"unwritten_reads", unwritten}};
+  if (plan.source == PlanSource::kOfflinePlan) j["offline_unplanned_tensors"] = plan.unplanned_tensors;
+  return j;
+}
+
+}  // namespace
 
 Command add_verify_command(CLI::App& app) {
   struct Options {
     std::string model, input, plan;
     uint32_t seed = 1;
+    bool json = false;
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
-      "verify", "Run unshared and inside a plan; compare every output byte and check for clobbers (exit 1 on failure)");
+      "verify",
+      "Validate a plan against the model's lifetimes and safe overlaps, run unshared and inside it, compare every "
+      "output byte and check the whole arena for clobbers (exit 1 on any finding)");
   cmd->add_option("model", o->model, "a .tflite file or a zoo model name")->required();
   CLI::Option* input =
       cmd->add_option("--input", o->input, "raw bytes of all inputs concatenated (default: the seed's pattern)");
   cmd->add_option("--seed", o->seed, "pattern seed when no --input is given")->excludes(input);
-  cmd->add_option("--plan", o->plan, "placement JSON {\"arena_bytes\", \"offsets\", optional \"descending_ops\"} (default: dmo's plan)");
+  cmd->add_option("--plan", o->plan,
+                  "'dmo' for dmo's plan, or a placement JSON {\"arena_bytes\", \"offsets\", optional "
+                  "\"descending_ops\"} (default: the model's offline plan when it has one, else dmo's plan)");
+  cmd->add_flag("--json", o->json, "print the result as JSON");
   return [o] {
     Graph graph = load_model(o->model);
     std::vector<uint8_t> input = load_input(graph, o->input, o->seed);
-    TensorPlacement placement = o->plan.empty() ? dmo_placement(graph, plan_model(graph)) : read_placement_file(o->plan, graph.main());
-    VerifyResult result = verify_placement(graph, placement, input);
-    std::string walks;
-    if (!placement.descending_ops.empty()) {
-      const size_t n = placement.descending_ops.size();
-      walks = " (" + std::to_string(n) + (n == 1 ? " op walking" : " ops walking") + " descending)";
+    const PlanToVerify plan = choose_plan_to_verify(graph, o->plan);
+    const VerifyResult result = verify_plan(graph, plan.placement, input);
+    if (o->json) {
+      std::cout << verify_json(graph, plan, result).dump(2) << '\n';
+    } else {
+      // A clean run on one line; findings one per line under the heading.
+      std::string findings = result.describe(graph);
+      for (size_t at = findings.find('\n'); at != std::string::npos; at = findings.find('\n', at + 1)) {
+        findings.insert(at + 1, "  ");
+      }
+      std::cout << graph.source << ": " << plan_description(plan) << (result.ok() ? ": " : ":\n  ") << findings
+                << '\n';
     }
-    std::cout << graph.source << ": " << placement.arena_size << "-byte arena" << walks << ": " << result.describe(graph)
-              << '\n';
     return result.ok() ? 0 : 1;
   };
 }

@@ -3,8 +3,8 @@
 //  - DirectMemory executes: loads and stores touch the bytes.
 //  - AddressMemory computes nothing: it folds the order of one (input,
 //    output) pair's reads and writes into the algorithmic safe overlap O_s.
-//  - CheckingMemory executes and keeps shadow state of the arena bytes the op
-//    has written; reading an input byte the op already overwrote is a clobber.
+//  - CheckingMemory executes and keeps a shadow of the arena: which tensor's
+//    value each byte holds; losing a value still needed is a clobber.
 // Kernels whose TFLM counterpart copies with memcpy or memmove use `copy`
 // (ops/block_copy.h): the order of such a copy is unspecified, so it may
 // only run between disjoint or identical byte ranges.
@@ -20,6 +20,7 @@
 
 #include "dmo/model/safe_overlap_formula.h"
 #include "dmo/ops/block_copy.h"
+#include "dmo/ops/clobber_log.h"
 #include "dmo/ops/tensor_ref.h"
 
 namespace dmo {
@@ -109,31 +110,55 @@ class AddressMemory {
   bool copied_input_to_output_ = false;
 };
 
-struct Clobber {
-  int32_t op = -1;
-  int32_t tensor = -1;
-  int64_t byte_offset = 0;  // within the input tensor
+// What whole-arena checking knows of the tensors (filled by the runtime from
+// the placement and the schedule): indices are tensor indices of the subgraph.
+struct ArenaTenancy {
+  static constexpr int32_t kOutsideArena = -1;
+  static constexpr int32_t kUnchecked = -2;  // read but never written: reported elsewhere
+  static constexpr int32_t kNeededToEnd = std::numeric_limits<int32_t>::max();
+  // Per tensor: the tensor whose value its bytes hold (a view's base tensor,
+  // else itself), kOutsideArena or kUnchecked.
+  std::vector<int32_t> value_of;
+  // Per value tensor: the arena offset of its first byte.
+  std::vector<int64_t> offset;
+  // Per value tensor: the last step that reads it (kNeededToEnd for graph
+  // outputs, -1 when nothing reads it).
+  std::vector<int32_t> needed_until;
+  // Per op: the value tensors it reads.
+  std::vector<std::vector<int32_t>> op_reads;
 };
 
 class CheckingMemory {
  public:
-  explicit CheckingMemory(const uint8_t* arena_base, int64_t arena_size)
-      : base_(arena_base), written_(static_cast<size_t>(arena_size), 0) {}
+  // Checking within one op only: an op reading an input byte it already
+  // overwrote. Bytes nobody wrote are taken to hold whatever reads them.
+  CheckingMemory(const uint8_t* arena_base, int64_t arena_size);
+  // Whole-arena checking: every byte knows which tensor's value it holds.
+  // A store over a value a later step still needs, and a load of a byte
+  // that no longer holds the loaded tensor's value, are clobbers. An op may
+  // overwrite its own dying input (the safe overlap): reading such a byte
+  // afterwards is the clobber.
+  CheckingMemory(const uint8_t* arena_base, int64_t arena_size, ArenaTenancy tenancy);
 
-  // Called before each op: forget what the previous op wrote.
-  void begin_op(int32_t op);
+  // Before each step: `op` runs as step `step`; its last step is
+  // `op_last_step` (its inputs stay needed until then).
+  void begin_step(int32_t op, int32_t step, int32_t op_last_step);
+  // A schedule of one whole step per op in order: step = op.
+  void begin_op(int32_t op) { begin_step(op, op, op); }
+  // The bytes [offset, offset + bytes) hold `tensor`'s value (graph inputs
+  // before the first step).
+  void hold(int32_t tensor, int64_t offset, int64_t bytes);
 
   template <typename T>
   T load(const TensorRef& t, int64_t i) {
     T value;
-    const uint8_t* p = t.data + t.storage_index(i) * static_cast<int64_t>(sizeof(T));
-    if (t.in_arena && !t.is_output && !clobber_) {
-      size_t at = static_cast<size_t>(p - base_);
+    const int64_t in_ref = t.storage_index(i) * static_cast<int64_t>(sizeof(T));
+    const uint8_t* p = t.data + in_ref;
+    const int32_t tensor = t.in_arena && !t.is_output ? value_of(t.index) : ArenaTenancy::kUnchecked;
+    if (tensor != ArenaTenancy::kUnchecked) {
+      const auto at = static_cast<size_t>(p - base_);
       for (size_t b = 0; b < sizeof(T); ++b) {
-        if (written_[at + b] == stamp_) {
-          clobber_ = Clobber{op_, t.index, i * static_cast<int64_t>(sizeof(T)) + static_cast<int64_t>(b)};
-          break;
-        }
+        if (holder_[at + b] != tensor) loaded_other_value(tensor, at + b, in_ref + static_cast<int64_t>(b));
       }
     }
     std::memcpy(&value, p, sizeof(T));
@@ -142,7 +167,16 @@ class CheckingMemory {
   template <typename T>
   void store(const TensorRef& t, int64_t i, T value) {
     uint8_t* p = t.data + t.storage_index(i) * static_cast<int64_t>(sizeof(T));
-    if (t.in_arena) std::memset(&written_[static_cast<size_t>(p - base_)], stamp_, sizeof(T));
+    if (t.in_arena) {
+      const int32_t writer = value_of(t.index);
+      const auto at = static_cast<size_t>(p - base_);
+      for (size_t b = 0; b < sizeof(T); ++b) {
+        int32_t& holder = holder_[at + b];
+        if (holder == writer) continue;
+        if (holder >= 0 && still_needed(holder)) stored_over_needed_value(writer, holder, at + b);
+        holder = writer;
+      }
+    }
     std::memcpy(p, &value, sizeof(T));
   }
 
@@ -157,16 +191,35 @@ class CheckingMemory {
     for (int64_t i = 0; i < count; ++i) store<T>(to, to_index + i, load<T>(from, from_index + i));
   }
 
-  const std::optional<Clobber>& clobber() const { return clobber_; }
+  // The first clobber found, as found.
+  const std::optional<Clobber>& clobber() const { return log_.first(); }
+  // Every clobber, contiguous runs within an op merged (ops/clobber_log.h).
+  std::vector<Clobber> clobbers() const { return log_.all(); }
 
  private:
   void note_overlapping_copy(const BlockCopy& copy);
+  static constexpr int32_t kNoValue = -1;
+  int32_t value_of(int32_t tensor) const {
+    return tenancy_.value_of.empty() ? tensor : tenancy_.value_of[static_cast<size_t>(tensor)];
+  }
+  bool still_needed(int32_t tensor) const {
+    if (tenancy_.needed_until.empty()) return false;
+    const int32_t until = tenancy_.needed_until[static_cast<size_t>(tensor)];
+    // Until this op's last step only when this op itself reads it: then
+    // its later reads are checked as loads.
+    return until > op_last_step_ || (until > step_ && read_mark_[static_cast<size_t>(tensor)] != step_mark_);
+  }
+  void loaded_other_value(int32_t tensor, size_t at, int64_t byte_in_ref);
+  void stored_over_needed_value(int32_t writer, int32_t victim, size_t at);
+  int64_t byte_within(int32_t tensor, size_t at) const;
 
   const uint8_t* base_;
-  std::vector<uint8_t> written_;  // byte == stamp_: written by the current op
-  uint8_t stamp_ = 0;
-  int32_t op_ = -1;
-  std::optional<Clobber> clobber_;
+  ArenaTenancy tenancy_;
+  std::vector<int32_t> holder_;  // per arena byte: the tensor whose value it holds, or kNoValue
+  int32_t op_ = -1, step_ = -1, op_last_step_ = -1;
+  std::vector<uint32_t> read_mark_;  // per tensor: step_mark_ when the current op reads it
+  uint32_t step_mark_ = 0;
+  ClobberLog log_;
 };
 
 }  // namespace dmo

@@ -43,7 +43,12 @@ class Interpreter {
   void run_op(int32_t op);
   // Writes bytes into a tensor's storage (for feeding one op in tests and tools).
   void set_tensor(int32_t tensor, std::span<const uint8_t> bytes);
-  // Runs with the checking policy; the first clobber found, if any.
+  // Runs with the checking policy over the whole arena (ops/memory_policy.h):
+  // every clobber, contiguous runs within an op merged. Graph inputs hold
+  // their values from the start; tensors read but never written
+  // (runtime/unwritten_reads.h) are not checked here.
+  std::vector<Clobber> run_checked_all(const OpObserver& after_op = {});
+  // The same; the first clobber, if any.
   std::optional<Clobber> run_checked(const OpObserver& after_op = {});
 
   // A tensor's bytes in dense order (gathered when it is a strided view).
@@ -60,6 +65,7 @@ class Interpreter {
   uint8_t* tensor_data(int32_t tensor) const;
   const TensorView* view_of(int32_t tensor) const;
   void reset_variables();
+  ArenaTenancy arena_tenancy() const;
   template <class Memory>
   void eval_step(const ScheduleStep& step, Memory& memory) const;
 

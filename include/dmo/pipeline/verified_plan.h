@@ -1,0 +1,57 @@
+// Which plan `dmo verify` proves, and the proof: the planner-independent
+// validator on the placement's lifetimes and safe overlaps, then a checked
+// run inside it (runtime/plan_verifier.h).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "dmo/model/graph.h"
+#include "dmo/runtime/plan_verifier.h"
+#include "dmo/runtime/tensor_placement.h"
+
+namespace dmo {
+
+enum class PlanSource {
+  kOfflinePlan,  // the model's OfflineMemoryAllocation: what TFLM will deploy
+  kDmo,          // dmo's own plan (with its descending walks)
+  kFile,         // a placement file
+};
+
+// "offline_plan", "dmo", "file".
+const char* plan_source_name(PlanSource source);
+
+struct PlanToVerify {
+  PlanSource source = PlanSource::kDmo;
+  TensorPlacement placement;
+  // Offline plan only: planned tensors the plan leaves to TFLM (-1), each
+  // given a place of its own after the offline-planned ones.
+  int32_t unplanned_tensors = 0;
+};
+
+// `plan` is "" (the model's offline plan when it carries one, else dmo's
+// plan), "dmo" or the path of a placement file (pipeline/placement_file.h).
+PlanToVerify choose_plan_to_verify(const Graph& graph, const std::string& plan);
+
+// The offline plan's offsets for the tensors of subgraph 0, every op walking
+// ascending as TFLM's kernels do; tensors it leaves to TFLM (-1) are put
+// after the planned ones, 16-byte aligned. Throws dmo::Error when the model
+// has no offline plan.
+PlanToVerify offline_placement(const Graph& graph);
+
+// The validator (plan/plan_validator.h) on a placement: lifetimes of the
+// default schedule with the placement's descending walks; the allowed
+// overlaps are each op's (output, dying input) pairs within the exact
+// algorithmic O_s of the walk the placement declares (not floored to an
+// alignment, and no alignment required). Empty when valid.
+std::vector<std::string> validate_placement(const Graph& graph, const TensorPlacement& placement);
+
+// The checked run (verify_placement), then the validator's findings and the
+// tensors read but never written added.
+// Throws dmo::Error when the placement does not fit the model or an op has
+// no kernel.
+VerifyResult verify_plan(const Graph& graph, const TensorPlacement& placement, std::span<const uint8_t> input);
+
+}  // namespace dmo

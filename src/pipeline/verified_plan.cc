@@ -1,0 +1,85 @@
+#include "dmo/pipeline/verified_plan.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "dmo/error.h"
+#include "dmo/model/lifetime.h"
+#include "dmo/overlap/safe_overlaps.h"
+#include "dmo/pipeline/placement_file.h"
+#include "dmo/pipeline/plan_pipeline.h"
+#include "dmo/pipeline/scheduled_problem.h"
+#include "dmo/plan/plan_validator.h"
+#include "dmo/plan/tflm_greedy_planner.h"
+#include "dmo/runtime/unwritten_reads.h"
+#include "dmo/schedule/schedule.h"
+
+namespace dmo {
+
+const char* plan_source_name(PlanSource source) {
+  switch (source) {
+    case PlanSource::kOfflinePlan: return "offline_plan";
+    case PlanSource::kDmo: return "dmo";
+    case PlanSource::kFile: return "file";
+  }
+  return "?";
+}
+
+PlanToVerify offline_placement(const Graph& graph) {
+  if (!graph.offline_plan) throw Error(fmt::format("{}: the model carries no OfflineMemoryAllocation", graph.source));
+  const Subgraph& sg = graph.main();
+  const std::vector<int32_t>& offsets = graph.offline_plan->offsets;  // subgraph 0's tensors first
+  PlanToVerify plan{PlanSource::kOfflinePlan, {}, 0};
+  TensorPlacement& p = plan.placement;
+  p.offsets.assign(sg.tensors.size(), -1);
+  std::vector<size_t> unplanned;
+  for (size_t t = 0; t < sg.tensors.size(); ++t) {
+    if (!tflm_plans_tensor(sg.tensors[t])) continue;
+    if (t < offsets.size() && offsets[t] >= 0) {
+      p.offsets[t] = offsets[t];
+      p.arena_size = std::max(p.arena_size, p.offsets[t] + sg.tensors[t].byte_size);
+    } else {
+      unplanned.push_back(t);
+    }
+  }
+  for (size_t t : unplanned) {
+    p.offsets[t] = align_up(p.arena_size, kTflmBufferAlignment);
+    p.arena_size = p.offsets[t] + sg.tensors[t].byte_size;
+  }
+  plan.unplanned_tensors = static_cast<int32_t>(unplanned.size());
+  return plan;
+}
+
+PlanToVerify choose_plan_to_verify(const Graph& graph, const std::string& plan) {
+  if (plan.empty() && graph.offline_plan) return offline_placement(graph);
+  if (plan.empty() || plan == "dmo") return {PlanSource::kDmo, dmo_placement(graph, plan_model(graph)), 0};
+  return {PlanSource::kFile, read_placement_file(plan, graph.main()), 0};
+}
+
+std::vector<std::string> validate_placement(const Graph& graph, const TensorPlacement& placement) {
+  const Schedule schedule = default_schedule(graph, placement.descending_ops);
+  MemoryProblem problem = build_scheduled_problem(graph, schedule);
+  SafeOverlapOptions options;
+  options.method = OverlapMethod::kAlgorithmic;
+  options.alignment = 1;  // the exact O_s: a placement may overlap by all of it
+  options.allow_descending = !placement.descending_ops.empty();
+  add_overlap_pairs(problem, compute_safe_overlaps(graph, schedule, options));
+  Plan plan;
+  plan.planner = "placement";
+  plan.arena_size = placement.arena_size;
+  plan.descending_ops = placement.descending_ops;
+  for (const BufferRequest& buffer : problem.buffers) {
+    plan.offsets.push_back(placement.offsets.at(static_cast<size_t>(buffer.tensor)));
+  }
+  return validate_plan(problem, plan, 1);
+}
+
+VerifyResult verify_plan(const Graph& graph, const TensorPlacement& placement, std::span<const uint8_t> input) {
+  VerifyResult result = verify_placement(graph, placement, input);
+  result.validator_errors = validate_placement(graph, placement);
+  result.unwritten_reads = unwritten_read_tensors(graph.main());
+  return result;
+}
+
+}  // namespace dmo
