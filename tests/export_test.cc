@@ -440,5 +440,68 @@ TEST(ExportCli, OverwritesItsInputAtomically) {
   EXPECT_EQ(dir.entry_count(), 1u);
 }
 
+
+// Graph inputs of subgraph 0 whose bytes another tensor of subgraph 0 takes
+// in the exported words: counted here from the file alone.
+std::vector<int32_t> inputs_sharing_bytes(const Graph& graph) {
+  const Subgraph& sg = graph.main();
+  const std::vector<int32_t>& at = graph.offline_plan->offsets;
+  std::vector<int32_t> shared;
+  for (int32_t input : sg.inputs) {
+    const int64_t low = at[static_cast<size_t>(input)];
+    const int64_t high = low + sg.tensors[static_cast<size_t>(input)].byte_size;
+    for (size_t t = 0; t < sg.tensors.size(); ++t) {
+      if (static_cast<int32_t>(t) == input || at[t] < 0 || sg.tensors[t].byte_size == 0) continue;
+      if (at[t] < high && low < at[t] + sg.tensors[t].byte_size) {
+        shared.push_back(input);
+        break;
+      }
+    }
+  }
+  return shared;
+}
+
+TEST(ExportCli, SaysWhichKernelsAndWhetherInputsSurvive) {
+  ScratchDir dir;
+  const std::string name = "mobilenet_v1_0.25_128_int8";
+  auto r = run_dmo({"export", name, "-o", dir.file("m.tflite"), "--c-header", dir.file("m.h"), "--json"});
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["plan"], "dmo");
+  EXPECT_NE(j["safe_for"].get<std::string>().find("TFLM's reference kernels, every op walking ascending"),
+            std::string::npos);
+  Graph graph = read_tflite_file(dir.file("m.tflite"));
+  const std::vector<int32_t> shared = inputs_sharing_bytes(graph);
+  ASSERT_FALSE(shared.empty()) << "the chain's first op overlaps its dying input";
+  EXPECT_EQ(j["overwritten_inputs"].get<std::vector<int32_t>>(), shared);
+  auto bytes = test::read_file(dir.file("m.h"));
+  std::string text(bytes.begin(), bytes.end());
+  EXPECT_NE(text.find("// Safe for: TFLM's reference kernels"), std::string::npos) << text;
+  EXPECT_NE(text.find("graph inputs: overwritten during Invoke"), std::string::npos) << text;
+
+  auto plain = run_dmo({"export", name, "-o", dir.file("m2.tflite")});
+  ASSERT_EQ(plain.exit_status, 0) << plain.err;
+  EXPECT_NE(plain.out.find("safe for: TFLM's reference kernels"), std::string::npos) << plain.out;
+  EXPECT_NE(plain.out.find("graph inputs: overwritten during Invoke"), std::string::npos) << plain.out;
+}
+
+TEST(ExportCli, PreserveInputsKeepsThemIntactAndVerifies) {
+  ScratchDir dir;
+  const std::string name = "mobilenet_v1_0.25_128_int8";
+  auto r = run_dmo({"export", name, "--preserve-inputs", "-o", dir.file("kept.tflite"), "--json"});
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(j["preserve_inputs"].get<bool>());
+  EXPECT_TRUE(j["overwritten_inputs"].empty()) << r.out;
+  Graph graph = read_tflite_file(dir.file("kept.tflite"));
+  EXPECT_TRUE(inputs_sharing_bytes(graph).empty());
+  // The exported plan is what `verify` checks by default, and it holds.
+  auto v = run_dmo({"verify", dir.file("kept.tflite")});
+  EXPECT_EQ(v.exit_status, 0) << v.out << v.err;
+
+  auto text = run_dmo({"export", name, "--preserve-inputs", "-o", dir.file("kept2.tflite")});
+  EXPECT_NE(text.out.find("graph inputs: intact during and after Invoke"), std::string::npos) << text.out;
+}
+
 }  // namespace
 }  // namespace dmo

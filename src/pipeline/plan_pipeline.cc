@@ -40,6 +40,26 @@ std::vector<int32_t> first_step_of_ops(const Subgraph& sg, const Schedule& sched
   return step_of_op;
 }
 
+// Graph inputs the caller still needs after Invoke: live to the last step,
+// so no tensor of dmo's plan takes their bytes (their overlap pairs are
+// already refused by the safe-overlap options).
+void keep_graph_inputs_to_the_end(const Subgraph& sg, const Schedule& schedule, MemoryProblem& problem,
+                                  std::vector<Lifetime>& lifetimes) {
+  const int32_t last_step = static_cast<int32_t>(schedule.steps.size()) - 1;
+  if (last_step < 0) return;
+  for (int32_t t : sg.inputs) {
+    if (t == kNoTensor) continue;
+    Lifetime& life = lifetimes[static_cast<size_t>(t)];
+    if (life.last >= 0) life.last = std::max(life.last, last_step);
+  }
+  for (BufferRequest& b : problem.buffers) {
+    if (b.tensor != kNoTensor && b.lifetime.last >= 0 &&
+        std::find(sg.inputs.begin(), sg.inputs.end(), b.tensor) != sg.inputs.end()) {
+      b.lifetime.last = std::max(b.lifetime.last, last_step);
+    }
+  }
+}
+
 }  // namespace
 
 PlanResult plan_model(const Graph& graph, const PlanOptions& options) {
@@ -48,6 +68,7 @@ PlanResult plan_model(const Graph& graph, const PlanOptions& options) {
   r.schedule = default_schedule(graph);
   r.problem = build_scheduled_problem(graph, r.schedule);
   r.lifetimes = schedule_lifetimes(graph, r.schedule);
+  if (options.preserve_graph_inputs) keep_graph_inputs_to_the_end(sg, r.schedule, r.problem, r.lifetimes);
 
   r.method = options.method;
   r.alignment = options.alignment;

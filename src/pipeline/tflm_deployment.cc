@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <limits>
 #include <vector>
 
@@ -46,7 +47,10 @@ const char* deployed_plan_name(DeployedPlan plan) {
   return "?";
 }
 
-TflmDeployment choose_tflm_deployment(const Graph& graph, const PlanResult& result) {
+namespace {
+
+// The plan TFLM needs the fewest bytes with, dmo's on ties.
+TflmDeployment smallest_deployment(const Graph& graph, const PlanResult& result) {
   // TFLM's own problem (its lifetimes, the scratch buffers), laid out with
   // each candidate's tensor offsets.
   const MemoryProblem& tflm = result.tflm_problem;
@@ -100,6 +104,82 @@ TflmDeployment choose_tflm_deployment(const Graph& graph, const PlanResult& resu
                          d.plan == DeployedPlan::kTflmGreedy ? "greedy offsets" : "own planning (every offset -1)",
                          d.dmo_bytes, d.arena_bytes);
   return d;
+}
+
+}  // namespace
+
+std::vector<int32_t> inputs_overwritten_by(const Graph& graph, const MemoryProblem& tflm_problem,
+                                          const OfflinePlan& words) {
+  const Subgraph& sg = graph.main();
+  std::vector<int64_t> offsets(tflm_problem.buffers.size(), -1);
+  for (size_t b = 0; b < offsets.size(); ++b) {
+    const int32_t t = tflm_problem.buffers[b].tensor;
+    if (t != kNoTensor && static_cast<size_t>(t) < words.offsets.size()) offsets[b] = words.offsets[static_cast<size_t>(t)];
+  }
+  const Plan layout = plan_tflm_with_offsets(tflm_problem, offsets);
+  std::vector<int32_t> overwritten;
+  for (size_t b = 0; b < tflm_problem.buffers.size(); ++b) {
+    const BufferRequest& input = tflm_problem.buffers[b];
+    if (input.tensor == kNoTensor || input.size == 0 ||
+        std::find(sg.inputs.begin(), sg.inputs.end(), input.tensor) == sg.inputs.end()) {
+      continue;
+    }
+    const int64_t low = layout.offsets[b], high = low + input.size;
+    for (size_t other = 0; other < tflm_problem.buffers.size(); ++other) {
+      const BufferRequest& o = tflm_problem.buffers[other];
+      if (other == b || o.size == 0 || o.tensor == input.tensor) continue;
+      if (layout.offsets[other] < high && low < layout.offsets[other] + o.size) {
+        overwritten.push_back(input.tensor);
+        break;
+      }
+    }
+  }
+  return overwritten;
+}
+
+const char* deployment_safe_for(const TflmDeployment& deployment) {
+  switch (deployment.plan) {
+    case DeployedPlan::kDmo:
+      return "TFLM's reference kernels, every op walking ascending (not CMSIS-NN or other optimised kernels, whose "
+             "access orders differ)";
+    case DeployedPlan::kModelOfflinePlan:
+      return "whatever the model's own offline plan was made for (unchanged)";
+    case DeployedPlan::kTflmGreedy:
+    case DeployedPlan::kTflmOnline:
+      return "any kernels (no two tensors live at the same time share bytes)";
+  }
+  return "?";
+}
+
+std::string graph_inputs_statement(const Graph& graph, const TflmDeployment& deployment) {
+  if (deployment.overwritten_inputs.empty()) return "graph inputs: intact during and after Invoke";
+  std::string names;
+  for (int32_t t : deployment.overwritten_inputs) {
+    const std::string& name = graph.main().tensors[static_cast<size_t>(t)].name;
+    names += fmt::format("{}tensor {}{}", names.empty() ? "" : ", ", t, name.empty() ? "" : " '" + name + "'");
+  }
+  return fmt::format("graph inputs: overwritten during Invoke ({}); write them again before each Invoke, or "
+                     "export with --preserve-inputs",
+                     names);
+}
+
+TflmDeployment choose_tflm_deployment(const Graph& graph, const PlanResult& result, bool preserve_inputs) {
+  TflmDeployment d = smallest_deployment(graph, result);
+  d.overwritten_inputs = inputs_overwritten_by(graph, result.tflm_problem, d.words);
+  if (!preserve_inputs || d.overwritten_inputs.empty() || d.plan == DeployedPlan::kDmo) return d;
+  // Asked to keep the inputs: dmo's plan (made with graph inputs live to
+  // the end) instead of a smaller one that overwrites them, if it keeps them.
+  const std::vector<int64_t> dmo_offsets = tensor_offsets(result.tflm_problem, result.dmo_ascending);
+  TflmDeployment kept = d;
+  kept.words = words_for(graph, result.tflm_problem, dmo_offsets, kept.tensors_planned);
+  kept.overwritten_inputs = inputs_overwritten_by(graph, result.tflm_problem, kept.words);
+  if (!kept.overwritten_inputs.empty()) return d;
+  kept.plan = DeployedPlan::kDmo;
+  kept.arena_bytes = kept.dmo_bytes;
+  kept.reason = fmt::format("dmo's plan, which keeps the graph inputs intact as asked: TFLM needs {} bytes with it, "
+                            "{} with the smaller plan that overwrites them",
+                            kept.dmo_bytes, d.arena_bytes);
+  return kept;
 }
 
 }  // namespace dmo

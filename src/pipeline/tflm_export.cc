@@ -23,7 +23,7 @@ std::string upper(std::string text) {
 
 }  // namespace
 
-std::string offline_plan_c_header(const std::string& source, const std::string& stem,
+std::string offline_plan_c_header(const Graph& graph, const std::string& source, const std::string& stem,
                                   const TflmDeployment& deployment) {
   const OfflinePlan& plan = deployment.words;
   const std::string ident = c_identifier(stem);
@@ -31,7 +31,7 @@ std::string offline_plan_c_header(const std::string& source, const std::string& 
   std::vector<int32_t> words = {plan.version, plan.subgraph_count, static_cast<int32_t>(plan.offsets.size())};
   words.insert(words.end(), plan.offsets.begin(), plan.offsets.end());
   std::string out = fmt::format(
-      "// dmo's offline arena plan for {0}, written by `dmo export`.\n"
+      "// The offline arena plan `dmo export` deploys for {0}.\n"
       "//\n"
       "// TFLM reads an offline plan only from the model's \"OfflineMemoryAllocation\"\n"
       "// metadata, whose buffer holds exactly these little-endian int32 words;\n"
@@ -40,6 +40,10 @@ std::string offline_plan_c_header(const std::string& source, const std::string& 
       "// from the start of the arena's non-persistent section (-1: TFLM plans it).\n"
       "//\n"
       "// Plan: {6}.\n"
+      "// Safe for: {7}.\n"
+      "// The plan's safe overlaps hold only for kernels reading and writing in\n"
+      "// that order.\n"
+      "// {8}.\n"
       "// With it the non-persistent section (TFLM's sizes rounded up to 16, its\n"
       "// kernels' scratch buffers included) needs {1}_ARENA_BYTES; without it\n"
       "// {2} bytes. Give the interpreter that plus TFLM's persistent allocations\n"
@@ -55,7 +59,7 @@ std::string offline_plan_c_header(const std::string& source, const std::string& 
       "\n"
       "static const int32_t {5}_offline_plan[{1}_OFFLINE_PLAN_WORDS] = {{",
       std::filesystem::path(source).filename().string(), macro, deployment.without_export_bytes,
-      deployment.arena_bytes, words.size(), ident, deployment.reason);
+      deployment.arena_bytes, words.size(), ident, deployment.reason, deployment_safe_for(deployment), graph_inputs_statement(graph, deployment));
   for (size_t i = 0; i < words.size(); ++i) {
     out += i % 8 == 0 ? "\n    " : " ";
     out += fmt::format("{},", words[i]);

@@ -17,6 +17,9 @@ std::vector<UnwrittenRead> unwritten_read_tensors(const Subgraph& subgraph) {
   }
   std::vector<int32_t> first_reader(n, -1);
   for (size_t k = 0; k < subgraph.ops.size(); ++k) {
+    // A custom op's inputs are opaque: an accelerator's scratch areas (Vela's
+    // ethos-u op) are inputs nobody else writes, filled by the op itself.
+    if (subgraph.ops[k].is(OpKind::kCustom)) continue;
     for (int32_t t : subgraph.ops[k].inputs) {
       if (t != kNoTensor && first_reader[static_cast<size_t>(t)] < 0) first_reader[static_cast<size_t>(t)] = static_cast<int32_t>(k);
     }

@@ -20,7 +20,7 @@ namespace dmo::cli {
 Command add_export_command(CLI::App& app) {
   struct Options {
     std::string model, output, c_header;
-    bool json = false;
+    bool json = false, preserve_inputs = false;
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
@@ -31,6 +31,8 @@ Command add_export_command(CLI::App& app) {
       ->required();
   cmd->add_option("-o,--output", o->output, "the .tflite file to write: the model unchanged plus the plan");
   cmd->add_option("--c-header", o->c_header, "also (or instead) write the plan's words and arena size as a C header");
+  cmd->add_flag("--preserve-inputs", o->preserve_inputs,
+                "keep the graph inputs intact during Invoke (no tensor takes their bytes)");
   cmd->add_flag("--json", o->json, "print one JSON object");
   return [o] {
     if (o->output.empty() && o->c_header.empty()) {
@@ -41,8 +43,9 @@ Command add_export_command(CLI::App& app) {
     // TFLM's reference kernels walk ascending: plan for that order only.
     PlanOptions ascending_only;
     ascending_only.allow_descending = false;
+    ascending_only.preserve_graph_inputs = o->preserve_inputs;
     PlanResult report = plan_model(graph, ascending_only);
-    const TflmDeployment deployment = choose_tflm_deployment(graph, report);
+    const TflmDeployment deployment = choose_tflm_deployment(graph, report, o->preserve_inputs);
     const OfflinePlan& plan = deployment.words;
 
     // Everything is computed and checked before the first file is moved into place.
@@ -58,7 +61,7 @@ Command add_export_command(CLI::App& app) {
     }
     if (!o->c_header.empty()) {
       header.emplace(o->c_header);
-      header->write(offline_plan_c_header(model.source, model.stem, deployment));
+      header->write(offline_plan_c_header(graph, model.source, model.stem, deployment));
     }
     if (tflite) tflite->commit();
     if (header) header->commit();
@@ -74,6 +77,9 @@ Command add_export_command(CLI::App& app) {
                           {"dmo_bytes", deployment.dmo_bytes},
                           {"tflm_greedy_bytes", report.tflm_greedy.arena_size},
                           {"tensors_planned", deployment.tensors_planned},
+                          {"safe_for", deployment_safe_for(deployment)},
+                          {"preserve_inputs", o->preserve_inputs},
+                          {"overwritten_inputs", deployment.overwritten_inputs},
                           {"subgraphs", graph.subgraphs.size()}};
       std::cout << j.dump(2) << '\n';
       return 0;
@@ -88,6 +94,7 @@ Command add_export_command(CLI::App& app) {
         "give TFLM at least {} bytes plus its persistent allocations (tensor structs, op data, variables)\n",
         model.source, deployment.reason, deployment.tensors_planned, plan.offsets.size(), deployment.arena_bytes,
         deployment.without_export_bytes, deployment.arena_bytes);
+    std::cout << "safe for: " << deployment_safe_for(deployment) << '\n' << graph_inputs_statement(graph, deployment) << '\n';
     if (graph.subgraphs.size() > 1) {
       std::cout << fmt::format("note: the tensors of subgraphs 1..{} are planned by TFLM and may need more\n",
                                graph.subgraphs.size() - 1);

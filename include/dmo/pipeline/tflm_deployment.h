@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "dmo/model/graph.h"
 #include "dmo/pipeline/plan_pipeline.h"
@@ -32,10 +33,29 @@ struct TflmDeployment {
   int64_t without_export_bytes = 0;  // TFLM's head without the export (its greedy plan, or the model's own plan)
   int64_t dmo_bytes = 0;        // TFLM's head with dmo's plan, deployed or not
   std::string reason;           // which plan was chosen and why, one sentence
+  // Graph inputs of subgraph 0 whose bytes another buffer (tensor or TFLM
+  // scratch buffer) takes over during Invoke, as TFLM lays out `words`.
+  std::vector<int32_t> overwritten_inputs;
 };
 
+// The kernels a deployed plan is safe for: dmo's overlaps are those of
+// TFLM's reference kernels' loop orders, every op walking ascending.
+const char* deployment_safe_for(const TflmDeployment& deployment);
+
 // `result` must come from plan_model with ascending walks only (TFLM's
-// kernels). Throws dmo::Error when an offset exceeds TFLM's int32.
-TflmDeployment choose_tflm_deployment(const Graph& graph, const PlanResult& result);
+// kernels). With `preserve_inputs` (result planned with
+// preserve_graph_inputs) a plan that overwrites a graph input is only
+// deployed when no candidate keeps them all. Throws dmo::Error when an
+// offset exceeds TFLM's int32.
+TflmDeployment choose_tflm_deployment(const Graph& graph, const PlanResult& result, bool preserve_inputs = false);
+
+// The graph inputs of subgraph 0 whose bytes another buffer of TFLM's
+// problem uses when TFLM lays out `words` (graph inputs live from the
+// first op, so any buffer sharing their bytes is written after them).
+// One sentence for a user: whether the graph inputs survive Invoke.
+std::string graph_inputs_statement(const Graph& graph, const TflmDeployment& deployment);
+
+std::vector<int32_t> inputs_overwritten_by(const Graph& graph, const MemoryProblem& tflm_problem,
+                                          const OfflinePlan& words);
 
 }  // namespace dmo

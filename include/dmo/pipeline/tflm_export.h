@@ -12,7 +12,7 @@ namespace dmo {
 // A C header holding the deployed plan's words and the arena TFLM needs
 // with them, for firmware that keeps the model file untouched. `source`
 // names the model, `stem` gives the identifiers.
-std::string offline_plan_c_header(const std::string& source, const std::string& stem,
+std::string offline_plan_c_header(const Graph& graph, const std::string& source, const std::string& stem,
                                   const TflmDeployment& deployment);
 
 }  // namespace dmo
