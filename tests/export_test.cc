@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "dmo/error.h"
+#include "dmo/model/lifetime.h"
 #include "dmo/plan/tflm_layout.h"
 #include "dmo/report/plan_report.h"
 #include "dmo/runtime/input_pattern.h"
@@ -178,6 +179,19 @@ ExportCheck export_and_check(const std::string& model, const std::string& out) {
   EXPECT_LE(with_export, without_export);
   if (check.plan == "dmo") {
     EXPECT_EQ(with_export, report.dmo.arena_size);
+  }
+  // TFLM's rule straight from the written words: every planned tensor ends
+  // at its offset plus its size rounded up to 16; the head is the highest
+  // end, or more where TFLM's first fit puts scratch buffers above it.
+  int64_t highest_end = 0;
+  for (size_t t = 0; t < after.main().tensors.size(); ++t) {
+    const int64_t offset = after.offline_plan->offsets[t];
+    if (offset < 0 || !tflm_plans_tensor(after.main().tensors[t])) continue;
+    highest_end = std::max(highest_end, offset + (after.main().tensors[t].byte_size + 15) / 16 * 16);
+  }
+  EXPECT_GE(check.arena_bytes, highest_end);
+  if (report.scratch_buffers.empty() && check.plan == "dmo") {
+    EXPECT_EQ(check.arena_bytes, highest_end);
   }
   size_t planned = 0;
   for (size_t t = 0; t < before.main().tensors.size(); ++t) planned += after.offline_plan->offsets[t] >= 0;
