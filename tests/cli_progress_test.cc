@@ -3,6 +3,7 @@
 // and never changing what the command prints on stdout.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -52,6 +53,21 @@ TEST(CliProgress, RunTellsPlanningAndEachTenthOfTheOps) {
   EXPECT_NE(told.err.find("dmo: run: planning: safe overlaps "), std::string::npos) << told.err;
   EXPECT_NE(told.err.find("dmo: run: running op 31/31\n"), std::string::npos) << told.err;
   EXPECT_EQ(run_dmo({"run", kModel}).err, "");
+}
+
+TEST(CliProgress, VerifyAndExportTellTheirSlowSteps) {
+  const auto verify = run_dmo({"verify", kModel, "--progress"});
+  ASSERT_EQ(verify.exit_status, 0) << verify.err;
+  EXPECT_EQ(verify.out, run_dmo({"verify", kModel}).out);
+  EXPECT_NE(verify.err.find("dmo: verify: planning: safe overlaps "), std::string::npos) << verify.err;
+  EXPECT_NE(verify.err.find("dmo: verify: running unshared and inside the plan"), std::string::npos) << verify.err;
+  EXPECT_NE(verify.err.find("dmo: verify: validating: safe overlaps "), std::string::npos) << verify.err;
+  EXPECT_EQ(run_dmo({"verify", kModel}).err, "");
+  const std::string header = std::filesystem::temp_directory_path() / "dmo_progress_test_plan.h";
+  const auto exported = run_dmo({"export", kModel, "--json", "--c-header", header, "--progress"});
+  std::filesystem::remove(header);
+  ASSERT_EQ(exported.exit_status, 0) << exported.err;
+  EXPECT_NE(exported.err.find("dmo: export: planning: safe overlaps "), std::string::npos) << exported.err;
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 // from the file; errors leave no file behind.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -497,6 +498,21 @@ TEST(ExportCli, SaysWhichKernelsAndWhetherInputsSurvive) {
   ASSERT_EQ(plain.exit_status, 0) << plain.err;
   EXPECT_NE(plain.out.find("safe for: TFLM's reference kernels"), std::string::npos) << plain.out;
   EXPECT_NE(plain.out.find("graph inputs: overwritten during Invoke"), std::string::npos) << plain.out;
+}
+
+// Renaming a finished file over a device or pipe would replace the device
+// itself (as root, /dev/null): such targets are written in place.
+TEST(ExportCli, WritesIntoAPipeWithoutReplacingIt) {
+  ScratchDir dir;
+  const std::string fifo = dir.file("plan.fifo"), copy = dir.file("copy.h");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const std::string command = "timeout 30 cat '" + fifo + "' > '" + copy + "' & '" + std::string(DMO_BINARY) +
+                              "' export mobilenet_v1_0.25_96_int8 --c-header '" + fifo +
+                              "' >/dev/null 2>&1; status=$?; wait; exit $status";
+  EXPECT_EQ(std::system(command.c_str()), 0) << command;
+  EXPECT_TRUE(std::filesystem::is_fifo(fifo));
+  auto bytes = test::read_file(copy);
+  EXPECT_NE(std::string(bytes.begin(), bytes.end()).find("OfflineMemoryAllocation"), std::string::npos);
 }
 
 TEST(ExportCli, PreserveInputsKeepsThemIntactAndVerifies) {

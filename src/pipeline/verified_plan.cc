@@ -51,19 +51,25 @@ PlanToVerify offline_placement(const Graph& graph) {
   return plan;
 }
 
-PlanToVerify choose_plan_to_verify(const Graph& graph, const std::string& plan) {
+PlanToVerify choose_plan_to_verify(const Graph& graph, const std::string& plan, const VerifyProgress& progress) {
   if (plan.empty() && graph.offline_plan) return offline_placement(graph);
-  if (plan.empty() || plan == "dmo") return {PlanSource::kDmo, dmo_placement(graph, plan_model(graph)), 0};
+  if (plan.empty() || plan == "dmo") {
+    PlanOptions options;
+    options.progress = progress;
+    return {PlanSource::kDmo, dmo_placement(graph, plan_model(graph, options)), 0};
+  }
   return {PlanSource::kFile, read_placement_file(plan, graph.main()), 0};
 }
 
-std::vector<std::string> validate_placement(const Graph& graph, const TensorPlacement& placement) {
+std::vector<std::string> validate_placement(const Graph& graph, const TensorPlacement& placement,
+                                            const VerifyProgress& progress) {
   const Schedule schedule = default_schedule(graph, placement.descending_ops);
   MemoryProblem problem = build_scheduled_problem(graph, schedule);
   SafeOverlapOptions options;
   options.method = OverlapMethod::kAlgorithmic;
   options.alignment = 1;  // the exact O_s: a placement may overlap by all of it
   options.allow_descending = !placement.descending_ops.empty();
+  options.progress = progress;
   add_overlap_pairs(problem, compute_safe_overlaps(graph, schedule, options));
   Plan plan;
   plan.planner = "placement";
@@ -75,9 +81,10 @@ std::vector<std::string> validate_placement(const Graph& graph, const TensorPlac
   return validate_plan(problem, plan, 1);
 }
 
-VerifyResult verify_plan(const Graph& graph, const TensorPlacement& placement, std::span<const uint8_t> input) {
+VerifyResult verify_plan(const Graph& graph, const TensorPlacement& placement, std::span<const uint8_t> input,
+                         const VerifyProgress& progress) {
   VerifyResult result = verify_placement(graph, placement, input);
-  result.validator_errors = validate_placement(graph, placement);
+  result.validator_errors = validate_placement(graph, placement, progress);
   result.unwritten_reads = unwritten_read_tensors(graph.main());
   return result;
 }

@@ -14,6 +14,7 @@
 #include "dmo/tflite/reader.h"
 #include "dmo/tflite/writer.h"
 #include "output_file.h"
+#include "progress.h"
 
 namespace dmo::cli {
 
@@ -44,6 +45,7 @@ Command add_export_command(CLI::App& app) {
     PlanOptions ascending_only;
     ascending_only.allow_descending = false;
     ascending_only.preserve_graph_inputs = o->preserve_inputs;
+    ascending_only.progress = progress_reporter("export", "planning: safe overlaps", "op walks");
     PlanResult report = plan_model(graph, ascending_only);
     const TflmDeployment deployment = choose_tflm_deployment(graph, report, o->preserve_inputs);
     const OfflinePlan& plan = deployment.words;

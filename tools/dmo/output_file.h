@@ -30,6 +30,9 @@ class OutputFile {
   std::string temporary_;
   bool written_ = false;
   bool committed_ = false;
+  // The target exists and is no regular file (/dev/stdout, a pipe): written
+  // in place, since renaming over it would replace the device itself.
+  bool in_place_ = false;
 };
 
 }  // namespace dmo::cli

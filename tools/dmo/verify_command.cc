@@ -7,6 +7,7 @@
 #include "dmo/pipeline/model_source.h"
 #include "dmo/pipeline/verified_plan.h"
 #include "io_files.h"
+#include "progress.h"
 
 namespace dmo::cli {
 
@@ -90,8 +91,11 @@ Command add_verify_command(CLI::App& app) {
   return [o] {
     Graph graph = load_model(o->model);
     std::vector<uint8_t> input = load_input(graph, o->input, o->seed);
-    const PlanToVerify plan = choose_plan_to_verify(graph, o->plan);
-    const VerifyResult result = verify_plan(graph, plan.placement, input);
+    const PlanToVerify plan =
+        choose_plan_to_verify(graph, o->plan, progress_reporter("verify", "planning: safe overlaps", "op walks"));
+    progress_note("verify", "running unshared and inside the plan, checking every arena byte");
+    const VerifyResult result =
+        verify_plan(graph, plan.placement, input, progress_reporter("verify", "validating: safe overlaps", "op walks"));
     if (o->json) {
       std::cout << verify_json(graph, plan, result).dump(2) << '\n';
     } else {

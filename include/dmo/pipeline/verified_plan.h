@@ -3,6 +3,8 @@
 // run inside it (runtime/plan_verifier.h).
 #pragma once
 
+#include <functional>
+
 #include <cstdint>
 #include <span>
 #include <string>
@@ -33,7 +35,9 @@ struct PlanToVerify {
 
 // `plan` is "" (the model's offline plan when it carries one, else dmo's
 // plan), "dmo" or the path of a placement file (pipeline/placement_file.h).
-PlanToVerify choose_plan_to_verify(const Graph& graph, const std::string& plan);
+// `progress` is told of the safe-overlap analysis (SafeOverlapOptions::progress).
+using VerifyProgress = std::function<void(size_t done, size_t total)>;
+PlanToVerify choose_plan_to_verify(const Graph& graph, const std::string& plan, const VerifyProgress& progress = nullptr);
 
 // The offline plan's offsets for the tensors of subgraph 0, every op walking
 // ascending as TFLM's kernels do; tensors it leaves to TFLM (-1) are put
@@ -46,12 +50,14 @@ PlanToVerify offline_placement(const Graph& graph);
 // overlaps are each op's (output, dying input) pairs within the exact
 // algorithmic O_s of the walk the placement declares (not floored to an
 // alignment, and no alignment required). Empty when valid.
-std::vector<std::string> validate_placement(const Graph& graph, const TensorPlacement& placement);
+std::vector<std::string> validate_placement(const Graph& graph, const TensorPlacement& placement,
+                                            const VerifyProgress& progress = nullptr);
 
 // The checked run (verify_placement), then the validator's findings and the
 // tensors read but never written added.
 // Throws dmo::Error when the placement does not fit the model or an op has
 // no kernel.
-VerifyResult verify_plan(const Graph& graph, const TensorPlacement& placement, std::span<const uint8_t> input);
+VerifyResult verify_plan(const Graph& graph, const TensorPlacement& placement, std::span<const uint8_t> input,
+                         const VerifyProgress& progress = nullptr);
 
 }  // namespace dmo
