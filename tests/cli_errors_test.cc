@@ -111,6 +111,8 @@ TEST(CliErrors, AnOpWithoutAKernelIsRefusedNamingTheModelFile) {
                                               static_cast<std::streamsize>(bytes.size()));
   for (const char* command : {"run", "verify"}) {
     expect_refused(run_dmo({command, file}), file + ": op 0 (GATHER): dmo has no kernel for this op");
+    // Refused before planning starts: no planning progress precedes the line.
+    expect_refused(run_dmo({command, file, "--progress"}), file + ": op 0 (GATHER): dmo has no kernel for this op");
   }
   std::filesystem::remove(file);
 }

@@ -12,6 +12,7 @@
 #include "dmo/pipeline/scheduled_problem.h"
 #include "dmo/plan/plan_validator.h"
 #include "dmo/plan/tflm_greedy_planner.h"
+#include "dmo/runtime/interpreter.h"
 #include "dmo/runtime/unwritten_reads.h"
 #include "dmo/schedule/schedule.h"
 
@@ -52,6 +53,9 @@ PlanToVerify offline_placement(const Graph& graph) {
 }
 
 PlanToVerify choose_plan_to_verify(const Graph& graph, const std::string& plan, const VerifyProgress& progress) {
+  // An op dmo cannot run makes the proof impossible: say so before planning,
+  // which takes seconds on large models.
+  require_kernels(graph);
   if (plan.empty() && graph.offline_plan) return offline_placement(graph);
   if (plan.empty() || plan == "dmo") {
     PlanOptions options;

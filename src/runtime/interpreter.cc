@@ -327,4 +327,9 @@ int64_t algorithmic_safe_overlap(const Graph& graph, int32_t op, int32_t input_t
                                   output_tensor, descending);
 }
 
+void require_kernels(const Graph& graph) {
+  const Interpreter probe(graph, unshared_placement(graph.main()));
+  for (size_t op = 0; op < graph.main().ops.size(); ++op) probe.prepared(static_cast<int32_t>(op));
+}
+
 }  // namespace dmo

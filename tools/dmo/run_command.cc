@@ -34,6 +34,7 @@ Command add_run_command(CLI::App& app) {
     Graph graph = load_model(o->model);
     const Subgraph& sg = graph.main();
     std::vector<uint8_t> input = load_input(graph, o->input, o->seed);
+    require_kernels(graph);  // refuse an op dmo cannot run before planning
     PlanOptions plan_options;
     plan_options.progress = progress_reporter("run", "planning: safe overlaps", "op walks");
     TensorPlacement placement = o->unshared      ? unshared_placement(sg)

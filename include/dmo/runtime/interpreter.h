@@ -87,6 +87,10 @@ class Interpreter {
   mutable std::vector<PreparedOp> prepared_;  // per op, filled on first use
 };
 
+// Prepares every op of subgraph 0 once: throws dmo::Error naming the first
+// op dmo cannot run (no kernel, unsupported types), before any slow step.
+void require_kernels(const Graph& graph);
+
 // Runs `op` with the address-only policy: the algorithmic safe overlap of
 // (input_tensor, output_tensor), in bytes, for the kernel's loop order.
 // Ascending: how far the output's end may overlap the start of an input
