@@ -47,11 +47,8 @@ std::vector<OverlapCandidate> candidates(const Subgraph& subgraph, const std::ve
 
 std::vector<OverlapCandidate> overlap_candidates(const Graph& graph, const Schedule& schedule,
                                                  bool preserve_graph_inputs) {
-  std::vector<int32_t> last_step(graph.main().ops.size(), -1);
-  for (size_t i = 0; i < schedule.steps.size(); ++i) {
-    last_step[static_cast<size_t>(schedule.steps[i].op)] = static_cast<int32_t>(i);
-  }
-  return candidates(graph.main(), schedule_lifetimes(graph, schedule), last_step, preserve_graph_inputs);
+  return candidates(graph.main(), schedule_lifetimes(graph, schedule),
+                    last_step_of_ops(schedule, graph.main().ops.size()), preserve_graph_inputs);
 }
 
 std::vector<OverlapCandidate> overlap_candidates(const Subgraph& subgraph, bool preserve_graph_inputs) {

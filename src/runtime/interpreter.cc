@@ -55,12 +55,7 @@ Interpreter::Interpreter(const Graph& graph, TensorPlacement placement, Schedule
                               o.name(), step.descending ? "descending" : "over a region"));
     }
   }
-  last_step_of_op_.assign(schedule_.steps.size(), 0);
-  std::vector<char> seen(subgraph_.ops.size(), 0);
-  for (size_t i = schedule_.steps.size(); i-- > 0;) {
-    auto op = static_cast<size_t>(schedule_.steps[i].op);
-    if (!seen[op]) last_step_of_op_[i] = seen[op] = 1;
-  }
+  last_step_of_op_ = last_step_of_ops(schedule_, subgraph_.ops.size());
   prepared_.resize(subgraph_.ops.size());
   arena_.assign(static_cast<size_t>(placement_.arena_size), 0);
   persistent_offsets_.assign(subgraph_.tensors.size(), -1);
@@ -216,7 +211,7 @@ void Interpreter::run(const OpObserver& after_op) {
   DirectMemory memory;
   for (size_t i = 0; i < schedule_.steps.size(); ++i) {
     eval_step(schedule_.steps[i], memory);
-    if (after_op && last_step_of_op_[i]) after_op(schedule_.steps[i].op);
+    if (after_op && is_last_step(i)) after_op(schedule_.steps[i].op);
   }
 }
 
@@ -289,15 +284,13 @@ std::vector<Clobber> Interpreter::run_checked_all(const OpObserver& after_op) {
       memory.hold(t, data - arena_.data(), bytes);
     }
   }
-  std::vector<int32_t> last_step(subgraph_.ops.size(), -1);
-  for (size_t i = 0; i < schedule_.steps.size(); ++i) last_step[static_cast<size_t>(schedule_.steps[i].op)] = static_cast<int32_t>(i);
   for (size_t i = 0; i < schedule_.steps.size(); ++i) {
     const ScheduleStep& step = schedule_.steps[i];
     // The regions of one op are one op for clobbers: an input byte its
     // earlier region overwrote is gone for its later regions too.
-    memory.begin_step(step.op, static_cast<int32_t>(i), last_step[static_cast<size_t>(step.op)]);
+    memory.begin_step(step.op, static_cast<int32_t>(i), last_step_of_op_[static_cast<size_t>(step.op)]);
     eval_step(step, memory);
-    if (after_op && last_step_of_op_[i]) after_op(step.op);
+    if (after_op && is_last_step(i)) after_op(step.op);
   }
   return memory.clobbers();
 }

@@ -34,6 +34,12 @@ std::vector<int32_t> descending_ops(const Schedule& schedule) {
   return ops;
 }
 
+std::vector<int32_t> last_step_of_ops(const Schedule& schedule, size_t op_count) {
+  std::vector<int32_t> last(op_count, -1);
+  for (size_t i = 0; i < schedule.steps.size(); ++i) last[static_cast<size_t>(schedule.steps[i].op)] = static_cast<int32_t>(i);
+  return last;
+}
+
 namespace {
 
 // The lowest and highest base element a view touches.

@@ -74,7 +74,10 @@ class Interpreter {
   TensorPlacement placement_;
   Schedule schedule_;
   std::vector<int32_t> view_index_;          // per tensor: index into schedule_.views, -1 for none
-  std::vector<char> last_step_of_op_;        // per step: no later step runs the same op
+  std::vector<int32_t> last_step_of_op_;     // per op: the last step that runs it (-1: none)
+  bool is_last_step(size_t step) const {
+    return last_step_of_op_[static_cast<size_t>(schedule_.steps[step].op)] == static_cast<int32_t>(step);
+  }
   mutable std::vector<uint8_t> arena_;       // the planned tensors
   mutable std::vector<uint8_t> persistent_;  // variable tensors
   std::vector<int64_t> persistent_offsets_;

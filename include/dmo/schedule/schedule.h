@@ -47,6 +47,10 @@ Schedule default_schedule(const Graph& graph, const std::vector<int32_t>& descen
 // The ops of subgraph 0 some step of which walks descending, sorted.
 std::vector<int32_t> descending_ops(const Schedule& schedule);
 
+// Per op of subgraph 0 (`op_count` of them): the index of the last step
+// that runs it, -1 for an op no step runs. An op's inputs are read until then.
+std::vector<int32_t> last_step_of_ops(const Schedule& schedule, size_t op_count);
+
 // Throws dmo::Error naming the step or view when the schedule does not fit
 // the graph: subgraph or op out of range, a region outside the output or on
 // an output that is not NHWC, a view whose elements fall outside its base
