@@ -14,6 +14,7 @@
 #include "dmo/ops/memory_policy.h"
 #include "dmo/runtime/interpreter.h"
 #include "dmo/zoo/graph_builder.h"
+#include "single_op_overlap.h"
 #include "test_support.h"
 
 namespace dmo {
@@ -23,58 +24,10 @@ using test::bytes_of;
 using test::per_tensor;
 using test::values_from;
 
-struct OneOp {
-  Graph graph;
-  int32_t input = -1, output = -1;
-};
-
-int64_t bytes_of_tensor(const OneOp& m, int32_t t) { return m.graph.main().tensors[static_cast<size_t>(t)].byte_size; }
-
-// The op's accesses to (input, output) folded by the address-only policy.
-AddressMemory addresses(const OneOp& m) {
-  const Interpreter interpreter(m.graph, unshared_placement(m.graph.main()));
-  const OpContext ctx = interpreter.context(0);
-  AddressMemory memory(m.input, m.output, bytes_of_tensor(m, m.input), bytes_of_tensor(m, m.output));
-  run_kernel(ctx, memory);
-  return memory;
-}
-
-// The output at 0 and the input starting |O| - overlap bytes later, so the
-// output's last `overlap` bytes cover the input's first; other tensors
-// after both.
-TensorPlacement overlapped_placement(const OneOp& m, int64_t overlap) {
-  TensorPlacement p;
-  const auto& tensors = m.graph.main().tensors;
-  p.offsets.assign(tensors.size(), -1);
-  p.offsets[static_cast<size_t>(m.output)] = 0;
-  p.offsets[static_cast<size_t>(m.input)] = bytes_of_tensor(m, m.output) - overlap;
-  int64_t end = std::max(bytes_of_tensor(m, m.output), p.offsets[static_cast<size_t>(m.input)] +
-                                                           bytes_of_tensor(m, m.input));
-  for (size_t t = 0; t < tensors.size(); ++t) {
-    if (p.offsets[t] >= 0 || tensors[t].is_constant) continue;
-    p.offsets[t] = end;
-    end += tensors[t].byte_size;
-  }
-  p.arena_size = end;
-  return p;
-}
-
-// Runs the op checked with the input overlapped by `overlap` bytes; returns
-// whether it clobbered. Without a clobber the output must equal the
-// unshared run's.
-bool clobbers_at_overlap(const OneOp& m, int64_t overlap, const std::vector<uint8_t>& input) {
-  Interpreter overlapped(m.graph, overlapped_placement(m, overlap));
-  overlapped.set_inputs(input);
-  const bool clobbered = overlapped.run_checked().has_value();
-  if (!clobbered) {
-    Interpreter reference(m.graph, unshared_placement(m.graph.main()));
-    reference.set_inputs(input);
-    reference.run();
-    EXPECT_EQ(overlapped.tensor_contents(m.output), reference.tensor_contents(m.output))
-        << "the overlapped run computes differently";
-  }
-  return clobbered;
-}
+using test::addresses;
+using test::bytes_of_tensor;
+using test::clobbers_at_overlap;
+using test::OneOp;
 
 // ------------------------------------------------------------------- MEAN
 
