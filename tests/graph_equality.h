@@ -91,6 +91,9 @@ inline std::string tensor_difference(const Tensor& a, const Tensor& b) {
 inline std::string op_difference(const Op& a, const Op& b) {
   if (a.builtin_code != b.builtin_code) return fmt::format("builtin code {} vs {}", a.builtin_code, b.builtin_code);
   if (a.custom_code != b.custom_code) return fmt::format("custom code '{}' vs '{}'", a.custom_code, b.custom_code);
+  if (a.custom_options != b.custom_options) {
+    return fmt::format("custom options of {} vs {} bytes", a.custom_options.size(), b.custom_options.size());
+  }
   if (a.version != b.version) return fmt::format("version {} vs {}", a.version, b.version);
   if (a.inputs != b.inputs) return "inputs";
   if (a.outputs != b.outputs) return "outputs";

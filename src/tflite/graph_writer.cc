@@ -171,8 +171,9 @@ class GraphWriter {
     std::string who = fmt::format("subgraph {} op {} ({})", s, i, op.name());
     if (op.has_undecoded_options) fail(fmt::format("{} has builtin options dmo did not decode", who));
     Options options = write_options(op, who);
+    auto custom_options = op.custom_options.empty() ? 0 : b_.CreateVector(op.custom_options);
     return fb::CreateOperator(b_, opcode_index(op), b_.CreateVector(op.inputs), b_.CreateVector(op.outputs),
-                              options.type, options.table);
+                              options.type, options.table, custom_options);
   }
 
   template <class P>

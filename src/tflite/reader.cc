@@ -124,6 +124,7 @@ class Importer {
       op.inputs = indices(fop->inputs(), who + " input", true);
       op.outputs = indices(fop->outputs(), who + " output", false);
       op.params = import_params(s, i, op, fop);
+      if (fop->custom_options()) op.custom_options.assign(fop->custom_options()->begin(), fop->custom_options()->end());
       out.ops.push_back(std::move(op));
     }
     check_execution_order(out, static_cast<int>(s), source_);

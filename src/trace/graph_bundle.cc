@@ -192,6 +192,7 @@ std::vector<uint8_t> encode_graph_bundle(const std::vector<TracedGraph>& graphs)
       for (const Op& op : sg.ops) {
         w.scalar(op.builtin_code);
         w.string(op.custom_code);
+        w.vector(op.custom_options);
         w.scalar(op.version);
         w.vector(op.inputs);
         w.vector(op.outputs);
@@ -223,6 +224,7 @@ std::vector<TracedGraph> decode_graph_bundle(std::span<const uint8_t> bytes, con
       for (Op& op : sg.ops) {
         op.builtin_code = r.scalar<int32_t>();
         op.custom_code = r.string();
+        op.custom_options = r.vector<uint8_t>();
         op.version = r.scalar<int32_t>();
         op.inputs = r.vector<int32_t>();
         op.outputs = r.vector<int32_t>();

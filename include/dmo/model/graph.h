@@ -18,6 +18,9 @@ constexpr int32_t kNoTensor = -1;
 struct Op {
   int32_t builtin_code = 0;   // max(deprecated_builtin_code, builtin_code)
   std::string custom_code;    // for CUSTOM ops
+  // A CUSTOM op's options as the file holds them (a FlexBuffer map for
+  // TFLM's signal ops; read by ops/custom_options.h).
+  std::vector<uint8_t> custom_options;
   int32_t version = 1;
   std::vector<int32_t> inputs;   // tensor indices, kNoTensor for omitted
   std::vector<int32_t> outputs;
