@@ -43,10 +43,18 @@ TEST(MissingKernel, RejectsEveryOtherError) {
   // The refusal inside a longer message is another error.
   EXPECT_FALSE(test::missing_kernel("model.tflite: op 2 (WHILE): dmo has no kernel for this op (builtin code 119)"));
   EXPECT_FALSE(test::missing_kernel("op 2 (WHILE): dmo has no kernel for this op (builtin code 119); and more"));
-  auto custom = test::missing_kernel("op 7 (SignalWindow): dmo has no kernel for this op (builtin code 32)");
+  auto custom = test::missing_kernel("op 7 (MyCustomOp): dmo has no kernel for custom op 'MyCustomOp'");
   ASSERT_TRUE(custom.has_value());
   EXPECT_EQ(custom->op, 7);
-  EXPECT_EQ(custom->kind, "SignalWindow");
+  EXPECT_EQ(custom->kind, "MyCustomOp");
+  auto accelerator =
+      test::missing_kernel("op 0 (ethos-u): custom op 'ethos-u' runs on an accelerator; dmo cannot execute it");
+  ASSERT_TRUE(accelerator.has_value());
+  EXPECT_EQ(accelerator->kind, "ethos-u");
+  // A custom op's refusal names its code twice; a mismatch is another message.
+  EXPECT_FALSE(test::missing_kernel("op 7 (MyCustomOp): dmo has no kernel for custom op 'Other'"));
+  // A signal op dmo runs fails on its operands, not for want of a kernel.
+  EXPECT_FALSE(test::missing_kernel("op 3 (SignalRfft): custom option 'fft_length' is missing"));
 }
 
 }  // namespace

@@ -34,10 +34,19 @@ std::vector<std::string> tflite_files_in(const std::string& directory) {
 }
 
 std::optional<MissingKernel> missing_kernel(const std::string& error_message) {
-  static const std::regex refusal(R"(op (\d+) \((.+)\): dmo has no kernel for this op \(builtin code \d+\))");
+  static const std::regex builtin(R"(op (\d+) \((.+)\): dmo has no kernel for this op \(builtin code \d+\))");
+  static const std::regex custom(R"(op (\d+) \((.+)\): dmo has no kernel for custom op '(.+)')");
+  static const std::regex accelerator(
+      R"(op (\d+) \((.+)\): custom op '(.+)' runs on an accelerator; dmo cannot execute it)");
   std::smatch match;
-  if (!std::regex_match(error_message, match, refusal)) return std::nullopt;
-  return MissingKernel{std::stoi(match[1].str()), match[2].str()};
+  if (std::regex_match(error_message, match, builtin)) return MissingKernel{std::stoi(match[1].str()), match[2].str()};
+  for (const std::regex* refusal : {&custom, &accelerator}) {
+    // The custom op's refusal names its code twice: both must agree.
+    if (std::regex_match(error_message, match, *refusal) && match[2].str() == match[3].str()) {
+      return MissingKernel{std::stoi(match[1].str()), match[2].str()};
+    }
+  }
+  return std::nullopt;
 }
 
 std::string describe_skip(const std::string& model, const MissingKernel& missing) {

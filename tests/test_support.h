@@ -25,9 +25,11 @@ std::optional<std::string> shared_dir();
 
 std::vector<std::string> tflite_files_in(const std::string& directory);
 
-// The op named by the runtime's refusal "op N (KIND): dmo has no kernel for
-// this op (builtin code C)": the one failure a sweep over real models may
-// skip, since the model is fine and only dmo lacks the kernel.
+// The op named by one of the runtime's refusals "op N (KIND): dmo has no
+// kernel for this op (builtin code C)", "op N (KIND): dmo has no kernel for
+// custom op 'KIND'" or "op N (KIND): custom op 'KIND' runs on an
+// accelerator; dmo cannot execute it": the one failure a sweep over real
+// models may skip, since the model is fine and only dmo lacks the kernel.
 struct MissingKernel {
   int32_t op = 0;
   std::string kind;

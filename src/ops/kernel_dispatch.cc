@@ -1,11 +1,54 @@
-// Maps an op kind to its prepared kernel. Each kernel's prepare checks its
-// own shapes and types and fails naming the op when it cannot run them.
+// Maps an op kind, or a custom op's code, to its prepared kernel. Each
+// kernel's prepare checks its own shapes and types and fails naming the op
+// when it cannot run them.
 #include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <string_view>
+#include <utility>
 
 #include "dmo/ops/kernels.h"
 #include "dmo/ops/walk_order.h"
 
 namespace dmo {
+
+namespace {
+
+using Prepare = PreparedKernel (*)(const OpContext&);
+
+// TFLM's signal library, by the custom code its registration uses.
+constexpr std::array<std::pair<std::string_view, Prepare>, 9> kCustomKernels = {{
+    {"SignalWindow", &prepare_signal_window},
+    {"SignalFftAutoScale", &prepare_signal_fft_auto_scale},
+    {"SignalRfft", &prepare_signal_rfft},
+    {"SignalEnergy", &prepare_signal_energy},
+    {"SignalFilterBank", &prepare_signal_filter_bank},
+    {"SignalFilterBankSquareRoot", &prepare_signal_filter_bank_square_root},
+    {"SignalFilterBankSpectralSubtraction", &prepare_signal_filter_bank_spectral_subtraction},
+    {"SignalPCAN", &prepare_signal_pcan},
+    {"SignalFilterBankLog", &prepare_signal_filter_bank_log},
+}};
+
+constexpr std::array<std::string_view, 3> kAcceleratorCustomOps = {"ethos-u", "edgetpu-custom-op", "NPU_OP"};
+
+PreparedKernel prepare_custom_kernel(const OpContext& ctx) {
+  const std::string& code = ctx.op->custom_code;
+  if (is_accelerator_custom_op(*ctx.op)) {
+    ctx.fail(fmt::format("custom op '{}' runs on an accelerator; dmo cannot execute it", code));
+  }
+  for (const auto& [name, prepare] : kCustomKernels) {
+    if (name == code) return prepare(ctx);
+  }
+  ctx.fail(fmt::format("dmo has no kernel for custom op '{}'", code));
+}
+
+}  // namespace
+
+bool is_accelerator_custom_op(const Op& op) {
+  return op.is(OpKind::kCustom) && std::find(kAcceleratorCustomOps.begin(), kAcceleratorCustomOps.end(),
+                                             op.custom_code) != kAcceleratorCustomOps.end();
+}
 
 PreparedKernel prepare_kernel(const OpContext& ctx) {
   const auto kind = static_cast<OpKind>(ctx.op->builtin_code);
@@ -42,6 +85,8 @@ PreparedKernel prepare_kernel(const OpContext& ctx) {
     case OpKind::kMean: return prepare_mean(ctx);
     case OpKind::kStridedSlice: return prepare_strided_slice(ctx);
     case OpKind::kSvdf: return prepare_svdf(ctx);
+    // Custom ops, by their code.
+    case OpKind::kCustom: return prepare_custom_kernel(ctx);
     default: break;
   }
   ctx.fail(fmt::format("dmo has no kernel for this op (builtin code {})", ctx.op->builtin_code));

@@ -12,6 +12,7 @@ CheckingMemory::CheckingMemory(const uint8_t* arena_base, int64_t arena_size, Ar
     : base_(arena_base),
       tenancy_(std::move(tenancy)),
       holder_(static_cast<size_t>(arena_size), kNoValue),
+      held_since_(static_cast<size_t>(arena_size), -1),
       read_mark_(tenancy_.value_of.size(), 0) {}
 
 void CheckingMemory::begin_step(int32_t op, int32_t step, int32_t op_last_step) {
@@ -26,6 +27,7 @@ void CheckingMemory::begin_step(int32_t op, int32_t step, int32_t op_last_step) 
 
 void CheckingMemory::hold(int32_t tensor, int64_t offset, int64_t bytes) {
   std::fill(holder_.begin() + offset, holder_.begin() + offset + bytes, value_of(tensor));
+  std::fill(held_since_.begin() + offset, held_since_.begin() + offset + bytes, step_);
 }
 
 int64_t CheckingMemory::byte_within(int32_t tensor, size_t at) const {
@@ -38,6 +40,9 @@ void CheckingMemory::loaded_other_value(int32_t tensor, size_t at, int64_t byte_
     // Put there before checking began (a test or tool filling a tensor).
     holder = tensor;
     return;
+  }
+  if (!tenancy_.first_written.empty() && held_since_[at] < tenancy_.first_written[static_cast<size_t>(tensor)]) {
+    return;  // never written by `tensor`: it holds what was there before, as in TFLM
   }
   const int64_t byte = tenancy_.offset.empty() ? byte_in_ref : byte_within(tensor, at);
   log_.add(Clobber{op_, Clobber::Access::kLoad, holder, tensor, byte, 1});

@@ -272,6 +272,18 @@ ArenaTenancy Interpreter::arena_tenancy() const {
   for (int32_t t : subgraph_.outputs) {
     if (value(t) >= 0) tenancy.needed_until[static_cast<size_t>(value(t))] = ArenaTenancy::kNeededToEnd;
   }
+  tenancy.first_written.assign(n, ArenaTenancy::kNeededToEnd);
+  for (int32_t t : subgraph_.inputs) {
+    if (value(t) >= 0) tenancy.first_written[static_cast<size_t>(value(t))] = -1;
+  }
+  for (size_t i = schedule_.steps.size(); i-- > 0;) {
+    for (int32_t t : subgraph_.ops[static_cast<size_t>(schedule_.steps[i].op)].outputs) {
+      const int32_t v = value(t);
+      if (v >= 0 && tenancy.first_written[static_cast<size_t>(v)] != -1) {
+        tenancy.first_written[static_cast<size_t>(v)] = static_cast<int32_t>(i);
+      }
+    }
+  }
   return tenancy;
 }
 

@@ -1,6 +1,7 @@
 #include "dmo/runtime/unwritten_reads.h"
 
 #include "dmo/model/lifetime.h"
+#include "dmo/ops/kernels.h"
 
 namespace dmo {
 
@@ -17,9 +18,10 @@ std::vector<UnwrittenRead> unwritten_read_tensors(const Subgraph& subgraph) {
   }
   std::vector<int32_t> first_reader(n, -1);
   for (size_t k = 0; k < subgraph.ops.size(); ++k) {
-    // A custom op's inputs are opaque: an accelerator's scratch areas (Vela's
+    // An accelerator op's inputs are opaque: its scratch areas (Vela's
     // ethos-u op) are inputs nobody else writes, filled by the op itself.
-    if (subgraph.ops[k].is(OpKind::kCustom)) continue;
+    // Other custom ops (TFLM's signal library) read their inputs as any op.
+    if (is_accelerator_custom_op(subgraph.ops[k])) continue;
     for (int32_t t : subgraph.ops[k].inputs) {
       if (t != kNoTensor && first_reader[static_cast<size_t>(t)] < 0) first_reader[static_cast<size_t>(t)] = static_cast<int32_t>(k);
     }

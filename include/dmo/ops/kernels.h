@@ -41,9 +41,26 @@ PreparedKernel prepare_mean(const OpContext& ctx);
 PreparedKernel prepare_strided_slice(const OpContext& ctx);
 PreparedKernel prepare_svdf(const OpContext& ctx);
 
-// Dispatch on the op kind: the op's prepared kernel. Unsupported ops and
-// types fail naming the op and its kind.
+// TFLM's signal library (custom ops, dispatched by custom code, their
+// parameters in a FlexBuffer map): eval walks the whole output ascending.
+PreparedKernel prepare_signal_window(const OpContext& ctx);
+PreparedKernel prepare_signal_fft_auto_scale(const OpContext& ctx);
+PreparedKernel prepare_signal_rfft(const OpContext& ctx);
+PreparedKernel prepare_signal_energy(const OpContext& ctx);
+PreparedKernel prepare_signal_filter_bank(const OpContext& ctx);
+PreparedKernel prepare_signal_filter_bank_square_root(const OpContext& ctx);
+PreparedKernel prepare_signal_filter_bank_spectral_subtraction(const OpContext& ctx);
+PreparedKernel prepare_signal_pcan(const OpContext& ctx);
+PreparedKernel prepare_signal_filter_bank_log(const OpContext& ctx);
+
+// Dispatch on the op kind (builtin ops) or the custom code (CUSTOM ops):
+// the op's prepared kernel. Unsupported ops and types fail naming the op
+// and its kind; a custom op that runs on an accelerator is refused as such.
 PreparedKernel prepare_kernel(const OpContext& ctx);
+
+// A CUSTOM op whose work an accelerator does (Vela's ethos-u, the Edge
+// TPU's edgetpu-custom-op, NPU_OP): dmo can plan around it, never run it.
+bool is_accelerator_custom_op(const Op& op);
 
 // Prepares and evaluates the whole output in one call, walking as
 // ctx.descending says (tests and one-off analyses).

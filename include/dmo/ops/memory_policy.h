@@ -126,6 +126,11 @@ struct ArenaTenancy {
   std::vector<int32_t> needed_until;
   // Per op: the value tensors it reads.
   std::vector<std::vector<int32_t>> op_reads;
+  // Per value tensor: the first step that writes it (-1 for graph inputs,
+  // kNeededToEnd for none). A byte whose holder predates that step was never
+  // written by the tensor: TFLM leaves such bytes as the arena held them
+  // (SignalEnergy writes only its [start_index, end_index)).
+  std::vector<int32_t> first_written;
 };
 
 class CheckingMemory {
@@ -135,7 +140,9 @@ class CheckingMemory {
   CheckingMemory(const uint8_t* arena_base, int64_t arena_size);
   // Whole-arena checking: every byte knows which tensor's value it holds.
   // A store over a value a later step still needs, and a load of a byte
-  // that no longer holds the loaded tensor's value, are clobbers. An op may
+  // that no longer holds the loaded tensor's value, are clobbers. A load of
+  // a byte the tensor never wrote (its holder stored it before the tensor's
+  // first writer ran) reads what TFLM leaves there: no value was lost. An op may
   // overwrite its own dying input (the safe overlap): reading such a byte
   // afterwards is the clobber.
   CheckingMemory(const uint8_t* arena_base, int64_t arena_size, ArenaTenancy tenancy);
@@ -175,6 +182,7 @@ class CheckingMemory {
         if (holder == writer) continue;
         if (holder >= 0 && still_needed(holder)) stored_over_needed_value(writer, holder, at + b);
         holder = writer;
+        held_since_[at + b] = step_;
       }
     }
     std::memcpy(p, &value, sizeof(T));
@@ -216,6 +224,7 @@ class CheckingMemory {
   const uint8_t* base_;
   ArenaTenancy tenancy_;
   std::vector<int32_t> holder_;  // per arena byte: the tensor whose value it holds, or kNoValue
+  std::vector<int32_t> held_since_;  // per arena byte: the step its holder stored it (-1: before the first)
   int32_t op_ = -1, step_ = -1, op_last_step_ = -1;
   std::vector<uint32_t> read_mark_;  // per tensor: step_mark_ when the current op reads it
   uint32_t step_mark_ = 0;
