@@ -55,6 +55,7 @@ inline auto params_fields(const SvdfParams& p) {
   return std::make_tuple(p.rank, p.activation, p.asymmetric_quantize_inputs);
 }
 inline auto params_fields(const GatherParams& p) { return std::make_tuple(p.axis, p.batch_dims); }
+inline auto params_fields(const LeakyReluParams& p) { return std::make_tuple(std::bit_cast<uint32_t>(p.alpha)); }
 
 inline bool same_params(const OpParams& a, const OpParams& b) {
   if (a.index() != b.index()) return false;

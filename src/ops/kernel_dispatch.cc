@@ -75,6 +75,24 @@ PreparedKernel prepare_kernel(const OpContext& ctx) {
     case OpKind::kHardSwish: return prepare_hard_swish(ctx);
     case OpKind::kQuantize: return prepare_quantize(ctx);
     case OpKind::kDequantize: return prepare_dequantize(ctx);
+    case OpKind::kCast: return prepare_cast(ctx);
+    case OpKind::kDiv: return prepare_div(ctx);
+    case OpKind::kMaximum: return prepare_maximum(ctx);
+    case OpKind::kMinimum: return prepare_minimum(ctx);
+    case OpKind::kLeakyRelu: return prepare_leaky_relu(ctx);
+    case OpKind::kSqrt: return prepare_sqrt(ctx);
+    case OpKind::kRsqrt: return prepare_rsqrt(ctx);
+    case OpKind::kExp: return prepare_exp(ctx);
+    case OpKind::kLog: return prepare_log(ctx);
+    case OpKind::kPrelu: return prepare_prelu(ctx);
+    case OpKind::kPow: return prepare_pow(ctx);
+    case OpKind::kSquaredDifference: return prepare_squared_difference(ctx);
+    case OpKind::kFloorDiv: return prepare_floor_div(ctx);
+    case OpKind::kFloorMod: return prepare_floor_mod(ctx);
+    case OpKind::kSelectV2: return prepare_select_v2(ctx);
+    case OpKind::kArgMax: return prepare_arg_max(ctx);
+    case OpKind::kArgMin: return prepare_arg_min(ctx);
+    case OpKind::kL2Normalization: return prepare_l2_normalization(ctx);
     // Shape, copy and reduction ops.
     case OpKind::kReshape: return prepare_reshape(ctx);
     case OpKind::kSqueeze: return prepare_squeeze(ctx);

@@ -108,7 +108,23 @@ AnalyticOverlap analytic_safe_overlap(const Subgraph& subgraph, int32_t op_index
     case OpKind::kTanh:
     case OpKind::kHardSwish:
     case OpKind::kQuantize:
-    case OpKind::kDequantize: {
+    case OpKind::kDequantize:
+    // Element-wise math: same order, element k of each input read right before output k.
+    case OpKind::kCast:
+    case OpKind::kDiv:
+    case OpKind::kMaximum:
+    case OpKind::kMinimum:
+    case OpKind::kLeakyRelu:
+    case OpKind::kPrelu:
+    case OpKind::kSqrt:
+    case OpKind::kRsqrt:
+    case OpKind::kExp:
+    case OpKind::kLog:
+    case OpKind::kPow:
+    case OpKind::kSquaredDifference:
+    case OpKind::kFloorDiv:
+    case OpKind::kFloorMod:
+    case OpKind::kSelectV2: {
       if (descending) break;
       if (in.element_count != out.element_count) return {std::nullopt, "element-wise: shapes differ (broadcast)"};
       if (!same_shape(in, out)) return {std::nullopt, "element-wise: shapes differ"};

@@ -37,6 +37,25 @@ enum class OpKind : int32_t {
   kPadV2 = 60,
   kQuantize = 114,
   kHardSwish = 117,
+  // Element-wise math, CAST, arg min/max and SELECT_V2.
+  kL2Normalization = 11,
+  kDiv = 42,
+  kExp = 47,
+  kCast = 53,
+  kPrelu = 54,
+  kMaximum = 55,
+  kArgMax = 56,
+  kMinimum = 57,
+  kLog = 73,
+  kSqrt = 75,
+  kRsqrt = 76,
+  kPow = 78,
+  kArgMin = 79,
+  kFloorDiv = 90,
+  kFloorMod = 95,
+  kLeakyRelu = 98,
+  kSquaredDifference = 99,
+  kSelectV2 = 123,
 };
 
 // The TFLite name of a builtin code ("CONV_2D"); "BUILTIN_<n>" when unknown.

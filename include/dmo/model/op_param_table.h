@@ -194,6 +194,11 @@ inline constexpr auto kParamFields<GatherParams> = std::tuple{
     ScalarField<GatherParams, int32_t>{"batch_dims", 1, &GatherParams::batch_dims, 0},
 };
 
+template <>
+inline constexpr auto kParamFields<LeakyReluParams> = std::tuple{
+    ScalarField<LeakyReluParams, float>{"alpha", 0, &LeakyReluParams::alpha, 0.0f},
+};
+
 // Calls f(field) for each field of P, in schema order.
 template <class P, class F>
 constexpr void for_each_param_field(F&& f) {
@@ -229,6 +234,10 @@ inline constexpr auto kOpOptions = std::tuple{
     OpOptions<SqueezeParams>{OpKind::kSqueeze, 30, "SqueezeOptions", false},
     OpOptions<StridedSliceParams>{OpKind::kStridedSlice, 32, "StridedSliceOptions", false},
     OpOptions<SplitParams>{OpKind::kSplit, 35, "SplitOptions", true},
+    // DIV and L2_NORMALIZATION hold only a fused activation, as ADD does.
+    OpOptions<ElementwiseParams>{OpKind::kDiv, 29, "DivOptions", false},
+    OpOptions<ElementwiseParams>{OpKind::kL2Normalization, 12, "L2NormOptions", false},
+    OpOptions<LeakyReluParams>{OpKind::kLeakyRelu, 75, "LeakyReluOptions", false},
 };
 
 // Calls f(entry) with the options entry of `builtin_code`; false when dmo

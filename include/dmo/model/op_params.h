@@ -96,6 +96,10 @@ struct GatherParams {
   int32_t batch_dims = 0;
 };
 
+struct LeakyReluParams {
+  float alpha = 0.0f;
+};
+
 // No parameters (activations, PAD, QUANTIZE, ...) or an opaque op.
 struct NoParams {};
 
@@ -103,6 +107,6 @@ using OpParams = std::variant<NoParams, Conv2DParams, DepthwiseConv2DParams, Poo
                               FullyConnectedParams, SoftmaxParams, ConcatenationParams,
                               ElementwiseParams, ReshapeParams, SqueezeParams,
                               ReducerParams, StridedSliceParams, SplitParams, SvdfParams,
-                              GatherParams>;
+                              GatherParams, LeakyReluParams>;
 
 }  // namespace dmo

@@ -30,6 +30,28 @@ PreparedKernel prepare_tanh(const OpContext& ctx);
 PreparedKernel prepare_hard_swish(const OpContext& ctx);
 PreparedKernel prepare_quantize(const OpContext& ctx);
 PreparedKernel prepare_dequantize(const OpContext& ctx);
+// CAST, the element-wise math ops and SELECT_V2: element i of each input
+// (broadcast ones following with stride 0) loaded right before output i.
+PreparedKernel prepare_cast(const OpContext& ctx);
+PreparedKernel prepare_div(const OpContext& ctx);
+PreparedKernel prepare_maximum(const OpContext& ctx);
+PreparedKernel prepare_minimum(const OpContext& ctx);
+PreparedKernel prepare_leaky_relu(const OpContext& ctx);
+PreparedKernel prepare_sqrt(const OpContext& ctx);
+PreparedKernel prepare_rsqrt(const OpContext& ctx);
+PreparedKernel prepare_exp(const OpContext& ctx);
+PreparedKernel prepare_log(const OpContext& ctx);
+PreparedKernel prepare_prelu(const OpContext& ctx);
+PreparedKernel prepare_pow(const OpContext& ctx);
+PreparedKernel prepare_squared_difference(const OpContext& ctx);
+PreparedKernel prepare_floor_div(const OpContext& ctx);
+PreparedKernel prepare_floor_mod(const OpContext& ctx);
+PreparedKernel prepare_select_v2(const OpContext& ctx);
+// ARG_MAX and ARG_MIN walk each axis, storing one index per position;
+// L2_NORMALIZATION reads each row twice, storing on the second pass.
+PreparedKernel prepare_arg_max(const OpContext& ctx);
+PreparedKernel prepare_arg_min(const OpContext& ctx);
+PreparedKernel prepare_l2_normalization(const OpContext& ctx);
 
 // Shape and copy ops, MEAN and SVDF: eval walks the whole output ascending.
 PreparedKernel prepare_reshape(const OpContext& ctx);
