@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <flatbuffers/flexbuffers.h>
+#include <fmt/format.h>
 
 #include <cmath>
 #include <complex>
@@ -167,8 +168,12 @@ TEST(SignalFftAutoScale, ShiftsUpToTheHeadroomOfTheLargestMagnitude) {
   EXPECT_EQ(run_output<int32_t>(m.graph, in, 1), std::vector<int32_t>{7});
   // All zeros and -32768 (whose negation wraps) give no shift.
   EXPECT_EQ(run_output<int32_t>(m.graph, bytes_of(std::vector<int16_t>{0, 0, 0}), 1), std::vector<int32_t>{0});
+  EXPECT_EQ(run_output<int16_t>(m.graph, bytes_of(std::vector<int16_t>{1, 3, -32768}), 0),
+            (std::vector<int16_t>{1, 3, -32768}));
+  // A later value above the wrapped -32768 takes over as the maximum: 3 has
+  // 2 bits, 13 bits of headroom (-32768 * 8192 wraps to 0 in int16).
   EXPECT_EQ(run_output<int16_t>(m.graph, bytes_of(std::vector<int16_t>{1, -32768, 3}), 0),
-            (std::vector<int16_t>{1, -32768, 3}));
+            (std::vector<int16_t>{8192, 0, 24576}));
 }
 
 TEST(SignalFftAutoScale, OverlapsItsInputWhole) {
@@ -300,10 +305,38 @@ TEST(SignalEnergy, SquaresTheMagnitudeOfTheRangeAndLeavesTheRestUntouched) {
             (std::vector<uint32_t>{0xEEEEEEEE, 5, 0x80000000u, 0xEEEEEEEE}));
 }
 
+// The energy's bins outside [start, end) hold what the arena held, so the
+// overlapped run is compared with the unshared one on the bins it writes.
+bool energy_clobbers_at_overlap(const OneOp& m, int64_t overlap, const std::vector<uint8_t>& input, int32_t start,
+                                int32_t end) {
+  Interpreter overlapped(m.graph, test::overlapped_placement(m, overlap));
+  overlapped.set_inputs(input);
+  const bool clobbered = overlapped.run_checked().has_value();
+  if (!clobbered) {
+    Interpreter reference(m.graph, unshared_placement(m.graph.main()));
+    reference.set_inputs(input);
+    reference.run();
+    const auto got = test::values_from<uint32_t>(overlapped.tensor_bytes(m.output));
+    const auto expected = test::values_from<uint32_t>(reference.tensor_bytes(m.output));
+    for (int32_t i = start; i < end; ++i) EXPECT_EQ(got[static_cast<size_t>(i)], expected[static_cast<size_t>(i)]) << "bin " << i;
+  }
+  return clobbered;
+}
+
+void expect_energy_overlap_facts(int32_t bins, int32_t start, int32_t end, uint32_t seed) {
+  const OneOp m = energy_model(bins, start, end);
+  const std::vector<uint8_t> input = pattern_input(m.graph.main(), seed);
+  const int64_t os = test::addresses(m).safe_overlap();
+  EXPECT_FALSE(energy_clobbers_at_overlap(m, os, input, start, end)) << "at O_s " << os;
+  if (os + 4 <= test::bytes_of_tensor(m, m.output)) {
+    EXPECT_TRUE(energy_clobbers_at_overlap(m, os + 4, input, start, end)) << "one element beyond O_s " << os;
+  }
+}
+
 TEST(SignalEnergy, OverlapsItsInputWholeAndUnwrittenBinsAreNoClobber) {
-  const OneOp m = energy_model(9, 2, 7);
-  EXPECT_EQ(test::addresses(m).safe_overlap(), 36);
-  expect_overlap_facts(m, pattern_input(m.graph.main(), 1), 4);
+  EXPECT_EQ(test::addresses(energy_model(9, 2, 7)).safe_overlap(), 36);
+  expect_energy_overlap_facts(9, 2, 7, 1);
+  expect_energy_overlap_facts(9, 0, 9, 2);
 }
 
 TEST(SignalEnergy, OverlapFactsHoldForRandomRanges) {
@@ -313,8 +346,8 @@ TEST(SignalEnergy, OverlapFactsHoldForRandomRanges) {
     const int32_t start = std::uniform_int_distribution<int32_t>(0, bins)(random);
     const int32_t end = std::uniform_int_distribution<int32_t>(start, bins)(random);
     SCOPED_TRACE(fmt::format("bins {} range [{}, {})", bins, start, end));
-    const OneOp m = energy_model(bins, start, end);
-    expect_overlap_facts(m, pattern_input(m.graph.main(), static_cast<uint32_t>(trial)), 4);
+    EXPECT_EQ(test::addresses(energy_model(bins, start, end)).safe_overlap(), 4 * bins);
+    expect_energy_overlap_facts(bins, start, end, static_cast<uint32_t>(trial));
   }
 }
 
@@ -493,7 +526,7 @@ TEST(SignalFilterBankSpectralSubtraction, SubtractsTheSmoothedNoiseKeptAcrossInf
             (std::vector<uint32_t>{100, 100}));
   // The estimate persists: channel 0 now (1600 + 100 * 12) >> 4 = 175.
   interpreter.run();
-  EXPECT_EQ(test::values_from<uint32_t>(interpreter.tensor_bytes(m.output)), (std::vector<uint32_t>{56, 25}));
+  EXPECT_EQ(test::values_from<uint32_t>(interpreter.tensor_bytes(m.output)), (std::vector<uint32_t>{56, 12}));
   EXPECT_EQ(test::values_from<uint32_t>(interpreter.tensor_bytes(m.graph.main().outputs[1])),
             (std::vector<uint32_t>{175, 150}));
 }
