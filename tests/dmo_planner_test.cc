@@ -234,8 +234,14 @@ TEST(DmoPlannerFigures, NeverAboveTflmAndNearTheBoundOnEveryModel) {
   // arena it reaches, so it can only improve. tflm_pr_id_model with analytic
   // O_s plans no overlap at its peak (a PAD, where analytic falls back to the
   // algorithmic value) although the bound is 3,104 bytes lower.
+  // tflm_audio_preprocessor_int8 peaks at SignalRfft, whose 1,024-byte
+  // scratch buffer TFLM's first fit places around dmo's tensors: 2,096 bytes
+  // against a bound of 1,992 (analytic has no closed form for the signal
+  // ops and takes their algorithmic O_s).
   const std::map<std::pair<std::string, OverlapMethod>, int64_t> known_gaps = {
-      {{"tflm_pr_id_model", OverlapMethod::kAnalytic}, 150760}};
+      {{"tflm_pr_id_model", OverlapMethod::kAnalytic}, 150760},
+      {{"tflm_audio_preprocessor_int8", OverlapMethod::kAnalytic}, 2096},
+      {{"tflm_audio_preprocessor_int8", OverlapMethod::kAlgorithmic}, 2096}};
   for (const std::string& file : test::tflite_files_in(shared + "/models")) {
     SCOPED_TRACE(file);
     Graph graph = read_tflite_file(file);

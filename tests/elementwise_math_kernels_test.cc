@@ -260,14 +260,15 @@ MathOp div_op(DataType type, const Shape& a, const Shape& b, const Shape& out, A
   return make_op(OpKind::kDiv, {{type, a, qa}, {type, b, qb}}, {type, out, qo}, with_activation(act));
 }
 
-TEST(Div, FloatFollowsIeeeAndClampsToTheActivation) {
+TEST(Div, FloatClampsEvenWithoutAnActivation) {
+  // TFLite's range for no activation is [lowest, max]: x / 0 gives +-FLT_MAX, NaN stays.
   const MathOp m = div_op(DataType::kFloat32, {5}, {5}, {5});
   const std::vector<float> out =
       run<float>(m, concat(bytes_of(std::vector<float>{7.0f, 1.0f, -1.0f, 0.0f, 1.0f}),
                            bytes_of(std::vector<float>{2.0f, 0.0f, 0.0f, 0.0f, 3.0f})));
   EXPECT_EQ(out[0], 3.5f);
-  EXPECT_EQ(out[1], kInf);
-  EXPECT_EQ(out[2], -kInf);
+  EXPECT_EQ(out[1], std::numeric_limits<float>::max());
+  EXPECT_EQ(out[2], std::numeric_limits<float>::lowest());
   EXPECT_TRUE(std::isnan(out[3]));
   EXPECT_EQ(out[4], 1.0f / 3.0f);
   const MathOp relu6 = div_op(DataType::kFloat32, {3}, {3}, {3}, Activation::kRelu6);
@@ -453,12 +454,14 @@ TEST(BinaryMath, RandomBroadcastsOverlapExactly) {
   for (int trial = 0; trial < 240; ++trial) {
     Shape out(static_cast<size_t>(rank(rng)));
     for (auto& d : out) d = dim(rng);
+    // Each dimension broadcast in at most one of the two inputs.
     Shape a = out, b = out;
     for (size_t d = 0; d < out.size(); ++d) {
-      if (coin(rng) == 0) a[d] = 1;
-      if (coin(rng) == 0) b[d] = 1;
+      const int32_t which = coin(rng);
+      if (which == 0) a[d] = 1;
+      if (which == 1) b[d] = 1;
     }
-    if (!a.empty() && coin(rng) == 0) a.erase(a.begin());
+    if (!a.empty() && a[0] == 1 && coin(rng) == 0) a.erase(a.begin());  // a lower rank
     const Case c = cases[pick(rng)];
     const MathOp m = make_op(c.kind, {{c.type, a, c.q}, {c.type, b, c.q}}, {c.type, out, c.q},
                              c.kind == OpKind::kDiv ? OpParams{with_activation(Activation::kNone)} : OpParams{});
@@ -832,12 +835,12 @@ TEST(BroadcastMathOverlap, RandomShapesOverlapExactly) {
   for (int trial = 0; trial < 240; ++trial) {
     Shape out(static_cast<size_t>(rank(rng)));
     for (auto& d : out) d = dim(rng);
-    auto broadcast_of = [&] {
-      Shape s = out;
-      for (auto& d : s) if (coin(rng) == 0) d = 1;
-      return s;
-    };
-    const Shape a = broadcast_of(), b = broadcast_of(), c = broadcast_of();
+    // Each dimension broadcast (extent 1) in at most one of the inputs.
+    Shape a = out, b = out, c = out;
+    for (size_t d = 0; d < out.size(); ++d) {
+      const int32_t which = coin(rng);
+      (which == 0 ? a : which == 1 ? b : c)[d] = 1;
+    }
     MathOp m;
     switch (pick(rng)) {
       case 0: m = make_op(OpKind::kPrelu, {{DataType::kInt8, a, per_tensor(0.5f, 1)}, {DataType::kInt8, b, per_tensor(0.1f, 0)}}, {DataType::kInt8, out, per_tensor(0.5f, 0)}); break;

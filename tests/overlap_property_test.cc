@@ -152,7 +152,8 @@ class Tightness {
 
   static bool closed_form_is_exact(const std::string& kind) {
     for (const char* exact : {"ADD", "SUB", "MUL", "RELU", "RELU6", "RELU_N1_TO_1", "LOGISTIC", "TANH", "HARD_SWISH",
-                              "QUANTIZE", "DEQUANTIZE", "RESHAPE", "SQUEEZE"}) {
+                              "QUANTIZE", "DEQUANTIZE", "RESHAPE", "SQUEEZE", "CAST", "DIV", "MAXIMUM", "MINIMUM",
+                              "LEAKY_RELU"}) {
       if (kind == exact) return true;
     }
     return false;
@@ -219,6 +220,11 @@ const std::map<std::string, TightnessMinimum> kRealModelMinimum = {
     {"DEQUANTIZE", {1, 1, 1}},
     {"RESHAPE", {1, 1, 1}},
     {"SQUEEZE", {1, 1, 1}},
+    {"CAST", {1, 1, 1}},
+    {"DIV", {1, 1, 1}},
+    {"LEAKY_RELU", {1, 1, 1}},
+    {"MAXIMUM", {1, 1, 1}},
+    {"MINIMUM", {1, 1, 1}},
 };
 
 // Input `displacement` bytes above the output's start.
@@ -368,6 +374,7 @@ TEST(OverlapProperty, AnalyticIsTightOnRealModels) {
       // closed form, made for converting ops, is not exact there.
       const auto& tensors = graph.main().tensors;
       if (Tightness::closed_form_is_exact(kind) && !op.is(OpKind::kQuantize) && !op.is(OpKind::kDequantize) &&
+          !op.is(OpKind::kCast) &&
           o.pair.input != kNoTensor &&
           tensors[static_cast<size_t>(o.pair.input)].type != tensors[static_cast<size_t>(o.pair.output)].type) {
         kind += " (input read as output type)";

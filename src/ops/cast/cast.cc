@@ -5,7 +5,8 @@
 // Integer narrowing wraps (two's complement); a float to an integer
 // truncates toward zero, and where C++ leaves it undefined (NaN, out of
 // range) dmo gives what Cortex-M's VCVT gives: NaN as 0, saturation at the
-// 32-bit range, then the integer narrowing.
+// 32-bit range, then the integer narrowing (an x86 build of TFLM gives
+// INT32_MIN there instead).
 #include <cmath>
 #include <cstdint>
 #include <limits>
