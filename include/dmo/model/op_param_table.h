@@ -194,6 +194,21 @@ inline constexpr auto kParamFields<GatherParams> = std::tuple{
     ScalarField<GatherParams, int32_t>{"batch_dims", 1, &GatherParams::batch_dims, 0},
 };
 
+template <>
+inline constexpr auto kParamFields<UnidirectionalSequenceLstmParams> = std::tuple{
+    activation_at<UnidirectionalSequenceLstmParams>(0),
+    ScalarField<UnidirectionalSequenceLstmParams, float>{"cell_clip", 1, &UnidirectionalSequenceLstmParams::cell_clip,
+                                                         0.0f},
+    ScalarField<UnidirectionalSequenceLstmParams, float>{"proj_clip", 2, &UnidirectionalSequenceLstmParams::proj_clip,
+                                                         0.0f},
+    ScalarField<UnidirectionalSequenceLstmParams, bool>{"time_major", 3, &UnidirectionalSequenceLstmParams::time_major,
+                                                        false},
+    ScalarField<UnidirectionalSequenceLstmParams, bool>{
+        "asymmetric_quantize_inputs", 4, &UnidirectionalSequenceLstmParams::asymmetric_quantize_inputs, false},
+    ScalarField<UnidirectionalSequenceLstmParams, bool>{
+        "diagonal_recurrent_tensors", 5, &UnidirectionalSequenceLstmParams::diagonal_recurrent_tensors, false},
+};
+
 // Calls f(field) for each field of P, in schema order.
 template <class P, class F>
 constexpr void for_each_param_field(F&& f) {
@@ -229,6 +244,8 @@ inline constexpr auto kOpOptions = std::tuple{
     OpOptions<SqueezeParams>{OpKind::kSqueeze, 30, "SqueezeOptions", false},
     OpOptions<StridedSliceParams>{OpKind::kStridedSlice, 32, "StridedSliceOptions", false},
     OpOptions<SplitParams>{OpKind::kSplit, 35, "SplitOptions", true},
+    OpOptions<UnidirectionalSequenceLstmParams>{OpKind::kUnidirectionalSequenceLstm, 71,
+                                                "UnidirectionalSequenceLSTMOptions", false},
 };
 
 // Calls f(entry) with the options entry of `builtin_code`; false when dmo
