@@ -42,6 +42,7 @@ PreparedKernel prepare_kernel(const OpContext& ctx) {
     case OpKind::kMean: return prepare_mean(ctx);
     case OpKind::kStridedSlice: return prepare_strided_slice(ctx);
     case OpKind::kSvdf: return prepare_svdf(ctx);
+    case OpKind::kUnidirectionalSequenceLstm: return prepare_unidirectional_sequence_lstm(ctx);
     default: break;
   }
   ctx.fail(fmt::format("dmo has no kernel for this op (builtin code {})", ctx.op->builtin_code));

@@ -40,6 +40,8 @@ PreparedKernel prepare_pad(const OpContext& ctx);  // PAD and PADV2
 PreparedKernel prepare_mean(const OpContext& ctx);
 PreparedKernel prepare_strided_slice(const OpContext& ctx);
 PreparedKernel prepare_svdf(const OpContext& ctx);
+// Recurrent: steps through time, writing each step's output rows in turn.
+PreparedKernel prepare_unidirectional_sequence_lstm(const OpContext& ctx);
 
 // Dispatch on the op kind: the op's prepared kernel. Unsupported ops and
 // types fail naming the op and its kind.
