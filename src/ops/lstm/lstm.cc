@@ -92,7 +92,7 @@ struct StepOffsets {
 
 template <class Arithmetic>
 struct LstmKernel {
-  using Activation = typename Arithmetic::ActivationType;
+  using ActivationValue = typename Arithmetic::ActivationType;
   using Weight = typename Arithmetic::WeightType;
   using Cell = typename Arithmetic::CellType;
   using Bias = typename Arithmetic::BiasType;
@@ -164,12 +164,12 @@ struct LstmKernel {
     }
     for (int64_t i = 0; i < n; ++i) {
       const auto k = static_cast<size_t>(i);
-      mem.template store<Activation>(
+      mem.template store<ActivationValue>(
           hidden, at.state + i,
-          arithmetic.template multiply<Activation>(buffer0[k], buffer1[k], arithmetic.cell_times_output));
+          arithmetic.template multiply<ActivationValue>(buffer0[k], buffer1[k], arithmetic.cell_times_output));
     }
     // The step's output rows: a memcpy of the hidden state.
-    mem.template copy<Activation>(io.output(0), at.output, hidden, at.state, n);
+    mem.template copy<ActivationValue>(io.output(0), at.output, hidden, at.state, n);
   }
 
   // CalculateLstmGate: FC(input) into `out`, FC(hidden state) into buffer 3,
@@ -202,7 +202,7 @@ struct LstmKernel {
       for (int64_t c = 0; c < s.state_size; ++c) {
         typename Arithmetic::Accumulator acc{};
         for (int64_t d = 0; d < depth; ++d) {
-          const Activation x = mem.template load<Activation>(in, offset + r * depth + d);
+          const ActivationValue x = mem.template load<ActivationValue>(in, offset + r * depth + d);
           const Weight w = mem.template load<Weight>(weights, c * depth + d);
           acc = arithmetic.multiply_add(acc, x, w, fc);
         }
@@ -317,10 +317,10 @@ QuantizedMultiplier checked_multiplier(const OpContext& ctx, double real, int ma
 
 // PrepareGateParametersInteger, CreateGateParams and CreateInterGateMulParams
 // for int8 (Bias int32) or int16 (Bias int64) activations.
-template <typename Activation, typename Bias>
+template <typename ActivationValue, typename Bias>
 PreparedKernel prepare_integer_lstm(const OpContext& ctx, const LstmSizes& s,
                                     const UnidirectionalSequenceLstmParams& params) {
-  using Arithmetic = IntegerLstmArithmetic<Activation, Bias>;
+  using Arithmetic = IntegerLstmArithmetic<ActivationValue, Bias>;
   Arithmetic a;
   const AffineQuantization input = quantization_of(ctx, kInput);
   const AffineQuantization hidden = quantization_of(ctx, kHiddenState);

@@ -78,9 +78,9 @@ inline int32_t multiply_by_quantized_multiplier_wide(int64_t x, QuantizedMultipl
 
 // int8 activations with an int32 bias ("8x8->16") or int16 activations
 // with an int64 bias ("16x8->16"); int8 weights, int16 gates and cell state.
-template <typename Activation, typename Bias>
+template <typename ActivationValue, typename Bias>
 struct IntegerLstmArithmetic {
-  using ActivationType = Activation;
+  using ActivationType = ActivationValue;
   using WeightType = int8_t;
   using CellType = int16_t;
   using BiasType = Bias;
@@ -104,7 +104,7 @@ struct IntegerLstmArithmetic {
   Int16LutInputScaling gate_scaling = Int16LutInputScaling::of(0, 0);  // Q3.12 gates
   Int16LutInputScaling cell_scaling;  // the cell state's power-of-two scale
 
-  Accumulator multiply_add(Accumulator acc, Activation x, int8_t w, const Fc& fc) const {
+  Accumulator multiply_add(Accumulator acc, ActivationValue x, int8_t w, const Fc& fc) const {
     const int32_t product = (int32_t{w} + fc.weights_offset) * (int32_t{x} + fc.input_offset);
     if constexpr (sizeof(Accumulator) == 4) return fixed::wrapping_add(acc, product);
     else return acc + product;
