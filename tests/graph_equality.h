@@ -56,6 +56,10 @@ inline auto params_fields(const SvdfParams& p) {
 }
 inline auto params_fields(const GatherParams& p) { return std::make_tuple(p.axis, p.batch_dims); }
 inline auto params_fields(const LeakyReluParams& p) { return std::make_tuple(std::bit_cast<uint32_t>(p.alpha)); }
+inline auto params_fields(const UnidirectionalSequenceLstmParams& p) {
+  return std::make_tuple(p.activation, std::bit_cast<uint32_t>(p.cell_clip), std::bit_cast<uint32_t>(p.proj_clip),
+                         p.time_major, p.asymmetric_quantize_inputs, p.diagonal_recurrent_tensors);
+}
 
 inline bool same_params(const OpParams& a, const OpParams& b) {
   if (a.index() != b.index()) return false;

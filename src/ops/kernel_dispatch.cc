@@ -105,6 +105,7 @@ PreparedKernel prepare_kernel(const OpContext& ctx) {
     case OpKind::kSvdf: return prepare_svdf(ctx);
     // Custom ops, by their code.
     case OpKind::kCustom: return prepare_custom_kernel(ctx);
+    case OpKind::kUnidirectionalSequenceLstm: return prepare_unidirectional_sequence_lstm(ctx);
     default: break;
   }
   ctx.fail(fmt::format("dmo has no kernel for this op (builtin code {})", ctx.op->builtin_code));

@@ -11,7 +11,6 @@ namespace {
 
 // Builtin codes of TFLM kernels that request scratch buffers and that dmo
 // has no kernel (and so no OpKind) for.
-constexpr int32_t kUnidirectionalSequenceLstm = 44;
 constexpr int32_t kSum = 74;
 constexpr int32_t kReduceMax = 82;
 
@@ -105,7 +104,7 @@ std::vector<ScratchBuffer> tflm_scratch_buffers(const Subgraph& subgraph, int32_
     } else {
       out.push_back({op, batch * filters * 4, "SVDF float (svdf_common.cc)", "float per batch and filter"});
     }
-  } else if (node.builtin_code == kUnidirectionalSequenceLstm) {
+  } else if (node.is(OpKind::kUnidirectionalSequenceLstm)) {
     // UnidirectionalSequenceLstmPrepare: four buffers of batch x state
     // elements of the cell state's type; batch x state is the element count
     // of the hidden (output) state, input 18, whose size TFLM checks.

@@ -32,6 +32,7 @@ enum class OpKind : int32_t {
   kMean = 40,
   kSub = 41,
   kSqueeze = 43,
+  kUnidirectionalSequenceLstm = 44,
   kStridedSlice = 45,
   kSplit = 49,
   kPadV2 = 60,

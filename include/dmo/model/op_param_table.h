@@ -199,6 +199,21 @@ inline constexpr auto kParamFields<LeakyReluParams> = std::tuple{
     ScalarField<LeakyReluParams, float>{"alpha", 0, &LeakyReluParams::alpha, 0.0f},
 };
 
+template <>
+inline constexpr auto kParamFields<UnidirectionalSequenceLstmParams> = std::tuple{
+    activation_at<UnidirectionalSequenceLstmParams>(0),
+    ScalarField<UnidirectionalSequenceLstmParams, float>{"cell_clip", 1, &UnidirectionalSequenceLstmParams::cell_clip,
+                                                         0.0f},
+    ScalarField<UnidirectionalSequenceLstmParams, float>{"proj_clip", 2, &UnidirectionalSequenceLstmParams::proj_clip,
+                                                         0.0f},
+    ScalarField<UnidirectionalSequenceLstmParams, bool>{"time_major", 3, &UnidirectionalSequenceLstmParams::time_major,
+                                                        false},
+    ScalarField<UnidirectionalSequenceLstmParams, bool>{
+        "asymmetric_quantize_inputs", 4, &UnidirectionalSequenceLstmParams::asymmetric_quantize_inputs, false},
+    ScalarField<UnidirectionalSequenceLstmParams, bool>{
+        "diagonal_recurrent_tensors", 5, &UnidirectionalSequenceLstmParams::diagonal_recurrent_tensors, false},
+};
+
 // Calls f(field) for each field of P, in schema order.
 template <class P, class F>
 constexpr void for_each_param_field(F&& f) {
@@ -238,6 +253,8 @@ inline constexpr auto kOpOptions = std::tuple{
     OpOptions<ElementwiseParams>{OpKind::kDiv, 29, "DivOptions", false},
     OpOptions<ElementwiseParams>{OpKind::kL2Normalization, 12, "L2NormOptions", false},
     OpOptions<LeakyReluParams>{OpKind::kLeakyRelu, 75, "LeakyReluOptions", false},
+    OpOptions<UnidirectionalSequenceLstmParams>{OpKind::kUnidirectionalSequenceLstm, 71,
+                                                "UnidirectionalSequenceLSTMOptions", false},
 };
 
 // Calls f(entry) with the options entry of `builtin_code`; false when dmo

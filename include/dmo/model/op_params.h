@@ -91,6 +91,16 @@ struct SvdfParams {
   bool asymmetric_quantize_inputs = false;
 };
 
+// UNIDIRECTIONAL_SEQUENCE_LSTM; `activation` is the cell gate's.
+struct UnidirectionalSequenceLstmParams {
+  Activation activation = Activation::kNone;
+  float cell_clip = 0.0f;  // 0: no clipping
+  float proj_clip = 0.0f;
+  bool time_major = false;
+  bool asymmetric_quantize_inputs = false;
+  bool diagonal_recurrent_tensors = false;
+};
+
 struct GatherParams {
   int32_t axis = 0;
   int32_t batch_dims = 0;
@@ -107,6 +117,6 @@ using OpParams = std::variant<NoParams, Conv2DParams, DepthwiseConv2DParams, Poo
                               FullyConnectedParams, SoftmaxParams, ConcatenationParams,
                               ElementwiseParams, ReshapeParams, SqueezeParams,
                               ReducerParams, StridedSliceParams, SplitParams, SvdfParams,
-                              GatherParams, LeakyReluParams>;
+                              GatherParams, LeakyReluParams, UnidirectionalSequenceLstmParams>;
 
 }  // namespace dmo

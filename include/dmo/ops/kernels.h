@@ -62,6 +62,8 @@ PreparedKernel prepare_pad(const OpContext& ctx);  // PAD and PADV2
 PreparedKernel prepare_mean(const OpContext& ctx);
 PreparedKernel prepare_strided_slice(const OpContext& ctx);
 PreparedKernel prepare_svdf(const OpContext& ctx);
+// Recurrent: steps through time, writing each step's output rows in turn.
+PreparedKernel prepare_unidirectional_sequence_lstm(const OpContext& ctx);
 
 // TFLM's signal library (custom ops, dispatched by custom code, their
 // parameters in a FlexBuffer map): eval walks the whole output ascending.
