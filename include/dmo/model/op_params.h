@@ -56,7 +56,8 @@ struct ConcatenationParams {
   Activation activation = Activation::kNone;
 };
 
-// ADD, SUB and MUL share their parameters.
+// ADD, SUB and MUL share their parameters (DIV and L2_NORMALIZATION too:
+// their options hold only the fused activation).
 struct ElementwiseParams {
   Activation activation = Activation::kNone;
 };
