@@ -37,6 +37,13 @@ enum class OpKind : int32_t {
   kPadV2 = 60,
   kQuantize = 114,
   kHardSwish = 117,
+  // Comparisons.
+  kLess = 58,
+  kGreater = 61,
+  kGreaterEqual = 62,
+  kLessEqual = 63,
+  kEqual = 71,
+  kNotEqual = 72,
 };
 
 // The TFLite name of a builtin code ("CONV_2D"); "BUILTIN_<n>" when unknown.

@@ -41,6 +41,14 @@ PreparedKernel prepare_mean(const OpContext& ctx);
 PreparedKernel prepare_strided_slice(const OpContext& ctx);
 PreparedKernel prepare_svdf(const OpContext& ctx);
 
+// Comparisons: BOOL output, inputs broadcast as ADD's.
+PreparedKernel prepare_equal(const OpContext& ctx);
+PreparedKernel prepare_not_equal(const OpContext& ctx);
+PreparedKernel prepare_less(const OpContext& ctx);
+PreparedKernel prepare_less_equal(const OpContext& ctx);
+PreparedKernel prepare_greater(const OpContext& ctx);
+PreparedKernel prepare_greater_equal(const OpContext& ctx);
+
 // Dispatch on the op kind: the op's prepared kernel. Unsupported ops and
 // types fail naming the op and its kind.
 PreparedKernel prepare_kernel(const OpContext& ctx);
