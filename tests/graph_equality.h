@@ -55,6 +55,9 @@ inline auto params_fields(const SvdfParams& p) {
   return std::make_tuple(p.rank, p.activation, p.asymmetric_quantize_inputs);
 }
 inline auto params_fields(const GatherParams& p) { return std::make_tuple(p.axis, p.batch_dims); }
+inline auto params_fields(const WhileParams& p) { return std::make_tuple(p.cond_subgraph, p.body_subgraph); }
+inline auto params_fields(const IfParams& p) { return std::make_tuple(p.then_subgraph, p.else_subgraph); }
+inline auto params_fields(const CallOnceParams& p) { return std::make_tuple(p.init_subgraph); }
 
 inline bool same_params(const OpParams& a, const OpParams& b) {
   if (a.index() != b.index()) return false;

@@ -44,6 +44,10 @@ enum class OpKind : int32_t {
   kLessEqual = 63,
   kEqual = 71,
   kNotEqual = 72,
+  // Control flow: ops that call other subgraphs.
+  kIf = 118,
+  kWhile = 119,
+  kCallOnce = 129,
 };
 
 // The TFLite name of a builtin code ("CONV_2D"); "BUILTIN_<n>" when unknown.

@@ -96,6 +96,21 @@ struct GatherParams {
   int32_t batch_dims = 0;
 };
 
+// Control flow: the subgraphs an op calls (indices into Graph::subgraphs).
+struct WhileParams {
+  int32_t cond_subgraph = 0;
+  int32_t body_subgraph = 0;
+};
+
+struct IfParams {
+  int32_t then_subgraph = 0;
+  int32_t else_subgraph = 0;
+};
+
+struct CallOnceParams {
+  int32_t init_subgraph = 0;
+};
+
 // No parameters (activations, PAD, QUANTIZE, ...) or an opaque op.
 struct NoParams {};
 
@@ -103,6 +118,6 @@ using OpParams = std::variant<NoParams, Conv2DParams, DepthwiseConv2DParams, Poo
                               FullyConnectedParams, SoftmaxParams, ConcatenationParams,
                               ElementwiseParams, ReshapeParams, SqueezeParams,
                               ReducerParams, StridedSliceParams, SplitParams, SvdfParams,
-                              GatherParams>;
+                              GatherParams, WhileParams, IfParams, CallOnceParams>;
 
 }  // namespace dmo
