@@ -233,9 +233,16 @@ TEST(DmoPlannerFigures, NeverAboveTflmAndNearTheBoundOnEveryModel) {
   // Where dmo's plan is further than the slack above the bound today: the
   // arena it reaches, so it can only improve. tflm_pr_id_model with analytic
   // O_s plans no overlap at its peak (a PAD, where analytic falls back to the
-  // algorithmic value) although the bound is 3,104 bytes lower.
+  // algorithmic value) although the bound is 3,104 bytes lower. The two
+  // control-flow models, planned whole, have only tensors of 1 to 4 bytes,
+  // each taking 16 in a plan: 8 (7) live together at the peak are 128 (112)
+  // bytes, what dmo reaches, far above the unrounded bound.
   const std::map<std::pair<std::string, OverlapMethod>, int64_t> known_gaps = {
-      {{"tflm_pr_id_model", OverlapMethod::kAnalytic}, 150760}};
+      {{"tflm_pr_id_model", OverlapMethod::kAnalytic}, 150760},
+      {{"litert_multi_subgraphs_while", OverlapMethod::kAnalytic}, 128},
+      {{"litert_multi_subgraphs_while", OverlapMethod::kAlgorithmic}, 128},
+      {{"litert_nested_while", OverlapMethod::kAnalytic}, 112},
+      {{"litert_nested_while", OverlapMethod::kAlgorithmic}, 112}};
   for (const std::string& file : test::tflite_files_in(shared + "/models")) {
     SCOPED_TRACE(file);
     Graph graph = read_tflite_file(file);

@@ -74,13 +74,15 @@ std::vector<std::string> validate_placement(const Graph& graph, const TensorPlac
   options.alignment = 1;  // the exact O_s: a placement may overlap by all of it
   options.allow_descending = !placement.descending_ops.empty();
   options.progress = progress;
-  add_overlap_pairs(problem, compute_safe_overlaps(graph, schedule, options));
+  add_scheduled_overlap_pairs(graph, schedule, problem, compute_safe_overlaps(graph, schedule, options));
   Plan plan;
   plan.planner = "placement";
   plan.arena_size = placement.arena_size;
   plan.descending_ops = placement.descending_ops;
   for (const BufferRequest& buffer : problem.buffers) {
-    plan.offsets.push_back(placement.offsets.at(static_cast<size_t>(buffer.tensor)));
+    // A placement of subgraph 0 alone leaves a whole model's other tensors unplaced.
+    const auto t = static_cast<size_t>(buffer.tensor);
+    plan.offsets.push_back(t < placement.offsets.size() ? placement.offsets[t] : -1);
   }
   return validate_plan(problem, plan, 1);
 }
