@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "dmo/runtime/input_pattern.h"
+#include "dmo/tflite/graph_writer.h"
+#include "dmo/zoo/graph_builder.h"
 #include "dmo/zoo/zoo.h"
 #include "test_support.h"
 
@@ -82,10 +84,23 @@ TEST(CliVerify, DefaultPlanPassesOnZooModels) {
 }
 
 TEST(CliVerify, UnsupportedOpIsExit2NamingTheOp) {
-  DMO_REQUIRE_SHARED(shared);
-  auto r = run_dmo({"verify", shared + "/models/litert_multi_subgraphs_while.tflite"});
+  // A custom op no kernel of dmo's implements.
+  GraphBuilder b("unsupported");
+  const int32_t in = b.add_tensor("in", DataType::kFloat32, {4});
+  const int32_t out = b.add_tensor("out", DataType::kFloat32, {4});
+  b.add_op(OpKind::kCustom, {in}, {out});
+  b.set_inputs({in});
+  b.set_outputs({out});
+  Graph graph = b.finish();
+  graph.subgraphs[0].ops[0].custom_code = "NO_SUCH_OP";
+  const std::string path = temp_path("unsupported.tflite");
+  const std::vector<uint8_t> bytes = write_tflite(graph);
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
+                                              static_cast<std::streamsize>(bytes.size()));
+  auto r = run_dmo({"verify", path});
   EXPECT_EQ(r.exit_status, 2);
-  EXPECT_NE(r.err.find("op 0 (WHILE)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("op 0 (NO_SUCH_OP)"), std::string::npos) << r.err;
+  std::filesystem::remove(path);
 }
 
 TEST(CliPlan, ReportsDmoFiguresAndDrawsSvg) {

@@ -237,11 +237,18 @@ TEST(DmoPlannerFigures, NeverAboveTflmAndNearTheBoundOnEveryModel) {
   // tflm_audio_preprocessor_int8 peaks at SignalRfft, whose 1,024-byte
   // scratch buffer TFLM's first fit places around dmo's tensors: 2,096 bytes
   // against a bound of 1,992 (analytic has no closed form for the signal
-  // ops and takes their algorithmic O_s).
+  // ops and takes their algorithmic O_s). The two control-flow models,
+  // planned whole, have only tensors of 1 to 4 bytes, each taking 16 in a
+  // plan: 8 (7) live together at the peak are 128 (112) bytes, what dmo
+  // reaches, far above the unrounded bound.
   const std::map<std::pair<std::string, OverlapMethod>, int64_t> known_gaps = {
       {{"tflm_pr_id_model", OverlapMethod::kAnalytic}, 150760},
       {{"tflm_audio_preprocessor_int8", OverlapMethod::kAnalytic}, 2096},
-      {{"tflm_audio_preprocessor_int8", OverlapMethod::kAlgorithmic}, 2096}};
+      {{"tflm_audio_preprocessor_int8", OverlapMethod::kAlgorithmic}, 2096},
+      {{"litert_multi_subgraphs_while", OverlapMethod::kAnalytic}, 128},
+      {{"litert_multi_subgraphs_while", OverlapMethod::kAlgorithmic}, 128},
+      {{"litert_nested_while", OverlapMethod::kAnalytic}, 112},
+      {{"litert_nested_while", OverlapMethod::kAlgorithmic}, 112}};
   for (const std::string& file : test::tflite_files_in(shared + "/models")) {
     SCOPED_TRACE(file);
     Graph graph = read_tflite_file(file);

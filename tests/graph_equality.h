@@ -60,6 +60,9 @@ inline auto params_fields(const UnidirectionalSequenceLstmParams& p) {
   return std::make_tuple(p.activation, std::bit_cast<uint32_t>(p.cell_clip), std::bit_cast<uint32_t>(p.proj_clip),
                          p.time_major, p.asymmetric_quantize_inputs, p.diagonal_recurrent_tensors);
 }
+inline auto params_fields(const WhileParams& p) { return std::make_tuple(p.cond_subgraph, p.body_subgraph); }
+inline auto params_fields(const IfParams& p) { return std::make_tuple(p.then_subgraph, p.else_subgraph); }
+inline auto params_fields(const CallOnceParams& p) { return std::make_tuple(p.init_subgraph); }
 
 inline bool same_params(const OpParams& a, const OpParams& b) {
   if (a.index() != b.index()) return false;

@@ -128,7 +128,7 @@ TEST(OpParamTable, MatchesTheSchema) {
          ...);
       },
       kOpOptions);
-  EXPECT_EQ(entries, 21);
+  EXPECT_EQ(entries, 24);
 }
 
 TEST(OpParamTable, EveryParamsStructHasAnOpKind) {

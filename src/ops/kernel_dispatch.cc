@@ -106,6 +106,13 @@ PreparedKernel prepare_kernel(const OpContext& ctx) {
     // Custom ops, by their code.
     case OpKind::kCustom: return prepare_custom_kernel(ctx);
     case OpKind::kUnidirectionalSequenceLstm: return prepare_unidirectional_sequence_lstm(ctx);
+    // Comparisons.
+    case OpKind::kEqual: return prepare_equal(ctx);
+    case OpKind::kNotEqual: return prepare_not_equal(ctx);
+    case OpKind::kLess: return prepare_less(ctx);
+    case OpKind::kLessEqual: return prepare_less_equal(ctx);
+    case OpKind::kGreater: return prepare_greater(ctx);
+    case OpKind::kGreaterEqual: return prepare_greater_equal(ctx);
     default: break;
   }
   ctx.fail(fmt::format("dmo has no kernel for this op (builtin code {})", ctx.op->builtin_code));

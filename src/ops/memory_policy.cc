@@ -30,6 +30,11 @@ void CheckingMemory::hold(int32_t tensor, int64_t offset, int64_t bytes) {
   std::fill(held_since_.begin() + offset, held_since_.begin() + offset + bytes, step_);
 }
 
+void CheckingMemory::release(int32_t tensor, int64_t offset, int64_t bytes) {
+  const int32_t value = value_of(tensor);
+  std::replace(holder_.begin() + offset, holder_.begin() + offset + bytes, value, kNoValue);
+}
+
 int64_t CheckingMemory::byte_within(int32_t tensor, size_t at) const {
   return static_cast<int64_t>(at) - tenancy_.offset[static_cast<size_t>(tensor)];
 }

@@ -24,7 +24,7 @@ int32_t fix_accelerator_buffers(const Graph& graph, MemoryProblem& problem) {
   for (BufferRequest& buffer : problem.buffers) {
     if (buffer.tensor == kNoTensor) continue;
     const auto t = static_cast<size_t>(buffer.tensor);
-    if (!accelerator_tensor[t] || t >= offsets.size() || offsets[t] < 0) continue;
+    if (t >= accelerator_tensor.size() || !accelerator_tensor[t] || t >= offsets.size() || offsets[t] < 0) continue;
     buffer.fixed_offset = offsets[t];
     ++fixed;
   }

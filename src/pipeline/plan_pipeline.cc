@@ -13,7 +13,6 @@
 #include "dmo/plan/tflm_layout.h"
 #include "dmo/pipeline/accelerator_buffers.h"
 #include "dmo/pipeline/scheduled_problem.h"
-#include "dmo/schedule/schedule_lifetimes.h"
 
 namespace dmo {
 
@@ -27,25 +26,27 @@ void require_valid(const MemoryProblem& problem, const Plan& plan, int64_t align
   }
 }
 
-// The schedule step each op first runs at: its scratch buffers live there.
-std::vector<int32_t> first_step_of_ops(const Subgraph& sg, const Schedule& schedule) {
-  std::vector<int32_t> step_of_op(sg.ops.size(), -1);
+// The problem's time each op of subgraph 0 first runs at: its scratch
+// buffers live there.
+std::vector<int32_t> first_time_of_ops(const Graph& graph, const Schedule& schedule) {
+  const Subgraph& sg = graph.main();
+  const std::vector<int32_t> step_times = scheduled_step_times(graph, schedule);
+  std::vector<int32_t> time_of_op(sg.ops.size(), -1);
   for (size_t i = 0; i < schedule.steps.size(); ++i) {
-    int32_t& step = step_of_op[static_cast<size_t>(schedule.steps[i].op)];
-    if (step < 0) step = static_cast<int32_t>(i);
+    int32_t& time = time_of_op[static_cast<size_t>(schedule.steps[i].op)];
+    if (time < 0) time = step_times[i];
   }
-  for (size_t op = 0; op < step_of_op.size(); ++op) {
-    if (step_of_op[op] < 0) step_of_op[op] = static_cast<int32_t>(op);
+  for (size_t op = 0; op < time_of_op.size(); ++op) {
+    if (time_of_op[op] < 0) time_of_op[op] = static_cast<int32_t>(op);
   }
-  return step_of_op;
+  return time_of_op;
 }
 
 // Graph inputs the caller still needs after Invoke: live to the last step,
 // so no tensor of dmo's plan takes their bytes (their overlap pairs are
 // already refused by the safe-overlap options).
-void keep_graph_inputs_to_the_end(const Subgraph& sg, const Schedule& schedule, MemoryProblem& problem,
-                                  std::vector<Lifetime>& lifetimes) {
-  const int32_t last_step = static_cast<int32_t>(schedule.steps.size()) - 1;
+void keep_graph_inputs_to_the_end(const Subgraph& sg, MemoryProblem& problem, std::vector<Lifetime>& lifetimes) {
+  const int32_t last_step = problem.op_count - 1;
   if (last_step < 0) return;
   for (int32_t t : sg.inputs) {
     if (t == kNoTensor) continue;
@@ -67,8 +68,10 @@ PlanResult plan_model(const Graph& graph, const PlanOptions& options) {
   PlanResult r;
   r.schedule = default_schedule(graph);
   r.problem = build_scheduled_problem(graph, r.schedule);
-  r.lifetimes = schedule_lifetimes(graph, r.schedule);
-  if (options.preserve_graph_inputs) keep_graph_inputs_to_the_end(sg, r.schedule, r.problem, r.lifetimes);
+  r.lifetimes = scheduled_problem_lifetimes(graph, r.schedule);
+  r.op_times = first_time_of_ops(graph, r.schedule);
+  r.planned_subgraphs = plans_whole_model(graph) ? static_cast<int32_t>(graph.subgraphs.size()) : 1;
+  if (options.preserve_graph_inputs) keep_graph_inputs_to_the_end(sg, r.problem, r.lifetimes);
 
   r.method = options.method;
   r.alignment = options.alignment;
@@ -82,15 +85,13 @@ PlanResult plan_model(const Graph& graph, const PlanOptions& options) {
   r.allow_descending = options.allow_descending;
   r.overlaps = compute_safe_overlaps(graph, r.schedule, overlap_options);
   // Overlap pairs join tensors; the scratch buffers come after them.
-  add_overlap_pairs(r.problem, r.overlaps);
+  add_scheduled_overlap_pairs(graph, r.schedule, r.problem, r.overlaps);
   r.scratch_buffers = tflm_scratch_buffers(sg, graph.source);
-  add_scratch_buffers(r.problem, r.scratch_buffers, first_step_of_ops(sg, r.schedule));
+  add_scratch_buffers(r.problem, r.scratch_buffers, r.op_times);
   r.accelerator_fixed_buffers = fix_accelerator_buffers(graph, r.problem);
 
   r.tflm_problem = build_tflm_memory_problem(graph);
-  std::vector<int32_t> op_times(sg.ops.size());
-  for (size_t op = 0; op < op_times.size(); ++op) op_times[op] = static_cast<int32_t>(op);
-  add_scratch_buffers(r.tflm_problem, r.scratch_buffers, op_times);
+  add_scratch_buffers(r.tflm_problem, r.scratch_buffers, r.op_times);
   for (const BufferRequest& b : r.tflm_problem.buffers) r.offline_planned_buffers += b.fixed_offset.has_value();
   r.tflm_greedy = plan_tflm_greedy(r.tflm_problem);
   require_valid(r.tflm_problem, r.tflm_greedy, kTflmBufferAlignment, graph);

@@ -1,12 +1,39 @@
 #include "dmo/pipeline/scheduled_problem.h"
 
+#include <fmt/format.h>
+
 #include <vector>
 
+#include "dmo/error.h"
+#include "dmo/model/model_timeline.h"
 #include "dmo/schedule/schedule_lifetimes.h"
 
 namespace dmo {
 
+namespace {
+
+// A whole model runs subgraph 0 one whole step per op, in order (its
+// called subgraphs run inside their callers' steps).
+void require_whole_model_schedule(const Graph& graph, const Schedule& schedule) {
+  bool plain = schedule.steps.size() == graph.main().ops.size() && schedule.views.empty();
+  for (size_t i = 0; plain && i < schedule.steps.size(); ++i) {
+    plain = schedule.steps[i].op == static_cast<int32_t>(i) && schedule.steps[i].region.is_whole();
+  }
+  if (!plain) {
+    throw Error(fmt::format("{}: a model of {} subgraphs runs one whole step per op of subgraph 0, in order",
+                            graph.source, graph.subgraphs.size()));
+  }
+}
+
+}  // namespace
+
+bool plans_whole_model(const Graph& graph) { return graph.subgraphs.size() > 1; }
+
 MemoryProblem build_scheduled_problem(const Graph& graph, const Schedule& schedule) {
+  if (plans_whole_model(graph)) {
+    require_whole_model_schedule(graph, schedule);
+    return build_model_memory_problem(graph, model_timeline(graph));
+  }
   const Subgraph& sg = graph.main();
   MemoryProblem problem =
       build_memory_problem(sg, schedule_lifetimes(graph, schedule), static_cast<int32_t>(schedule.steps.size()));
@@ -22,6 +49,36 @@ MemoryProblem build_scheduled_problem(const Graph& graph, const Schedule& schedu
     problem.aliases.push_back({buffer, base, view.offset * element});
   }
   return problem;
+}
+
+std::vector<int32_t> scheduled_step_times(const Graph& graph, const Schedule& schedule) {
+  std::vector<int32_t> times(schedule.steps.size());
+  if (!plans_whole_model(graph)) {
+    for (size_t i = 0; i < times.size(); ++i) times[i] = static_cast<int32_t>(i);
+    return times;
+  }
+  require_whole_model_schedule(graph, schedule);
+  const ModelTimeline timeline = model_timeline(graph);
+  for (size_t i = 0; i < times.size(); ++i) times[i] = timeline.op_time[i];  // subgraph 0's ops come first
+  return times;
+}
+
+std::vector<Lifetime> scheduled_problem_lifetimes(const Graph& graph, const Schedule& schedule) {
+  if (!plans_whole_model(graph)) return schedule_lifetimes(graph, schedule);
+  require_whole_model_schedule(graph, schedule);
+  return model_timeline(graph).lifetimes;
+}
+
+void add_scheduled_overlap_pairs(const Graph& graph, const Schedule& schedule, MemoryProblem& problem,
+                                 const std::vector<OpOverlap>& overlaps) {
+  const size_t first_new = problem.overlaps.size();
+  add_overlap_pairs(problem, overlaps);
+  if (!plans_whole_model(graph)) return;
+  const std::vector<int32_t> times = scheduled_step_times(graph, schedule);
+  for (size_t p = first_new; p < problem.overlaps.size(); ++p) {
+    OverlapPair& pair = problem.overlaps[p];
+    pair.op = times[static_cast<size_t>(pair.op)];
+  }
 }
 
 }  // namespace dmo

@@ -6,6 +6,7 @@
 
 #include "dmo/error.h"
 #include "dmo/model/lifetime.h"
+#include "dmo/model/model_timeline.h"
 #include "dmo/overlap/safe_overlaps.h"
 #include "dmo/pipeline/placement_file.h"
 #include "dmo/pipeline/plan_pipeline.h"
@@ -29,24 +30,26 @@ const char* plan_source_name(PlanSource source) {
 
 PlanToVerify offline_placement(const Graph& graph) {
   if (!graph.offline_plan) throw Error(fmt::format("{}: the model carries no OfflineMemoryAllocation", graph.source));
-  const Subgraph& sg = graph.main();
   const std::vector<int32_t>& offsets = graph.offline_plan->offsets;  // subgraph 0's tensors first
   PlanToVerify plan{PlanSource::kOfflinePlan, {}, 0};
   TensorPlacement& p = plan.placement;
-  p.offsets.assign(sg.tensors.size(), -1);
+  // Subgraph 0's tensors, or every subgraph's where the model is planned whole.
+  const size_t count = plans_whole_model(graph) ? graph.total_tensor_count() : graph.main().tensors.size();
+  p.offsets.assign(count, -1);
   std::vector<size_t> unplanned;
-  for (size_t t = 0; t < sg.tensors.size(); ++t) {
-    if (!tflm_plans_tensor(sg.tensors[t])) continue;
+  for (size_t t = 0; t < count; ++t) {
+    const Tensor& tensor = flat_tensor(graph, static_cast<int32_t>(t));
+    if (!tflm_plans_tensor(tensor)) continue;
     if (t < offsets.size() && offsets[t] >= 0) {
       p.offsets[t] = offsets[t];
-      p.arena_size = std::max(p.arena_size, p.offsets[t] + sg.tensors[t].byte_size);
+      p.arena_size = std::max(p.arena_size, p.offsets[t] + tensor.byte_size);
     } else {
       unplanned.push_back(t);
     }
   }
   for (size_t t : unplanned) {
     p.offsets[t] = align_up(p.arena_size, kTflmBufferAlignment);
-    p.arena_size = p.offsets[t] + sg.tensors[t].byte_size;
+    p.arena_size = p.offsets[t] + flat_tensor(graph, static_cast<int32_t>(t)).byte_size;
   }
   plan.unplanned_tensors = static_cast<int32_t>(unplanned.size());
   return plan;
@@ -74,13 +77,15 @@ std::vector<std::string> validate_placement(const Graph& graph, const TensorPlac
   options.alignment = 1;  // the exact O_s: a placement may overlap by all of it
   options.allow_descending = !placement.descending_ops.empty();
   options.progress = progress;
-  add_overlap_pairs(problem, compute_safe_overlaps(graph, schedule, options));
+  add_scheduled_overlap_pairs(graph, schedule, problem, compute_safe_overlaps(graph, schedule, options));
   Plan plan;
   plan.planner = "placement";
   plan.arena_size = placement.arena_size;
   plan.descending_ops = placement.descending_ops;
   for (const BufferRequest& buffer : problem.buffers) {
-    plan.offsets.push_back(placement.offsets.at(static_cast<size_t>(buffer.tensor)));
+    // A placement of subgraph 0 alone leaves a whole model's other tensors unplaced.
+    const auto t = static_cast<size_t>(buffer.tensor);
+    plan.offsets.push_back(t < placement.offsets.size() ? placement.offsets[t] : -1);
   }
   return validate_plan(problem, plan, 1);
 }

@@ -17,10 +17,25 @@ MemoryProblem build_memory_problem(const Subgraph& subgraph, const std::vector<L
   return problem;
 }
 
+MemoryProblem build_model_memory_problem(const Graph& graph, const ModelTimeline& timeline) {
+  if (graph.subgraphs.size() == 1) return build_memory_problem(graph.main());
+  MemoryProblem problem;
+  problem.op_count = timeline.time_count;
+  for (size_t s = 0; s < graph.subgraphs.size(); ++s) {
+    const Subgraph& sg = graph.subgraphs[s];
+    for (size_t t = 0; t < sg.tensors.size(); ++t) {
+      if (!tflm_plans_tensor(sg.tensors[t])) continue;
+      const int32_t flat = timeline.flat_tensor(static_cast<int32_t>(s), static_cast<int32_t>(t));
+      problem.buffers.push_back({flat, sg.tensors[t].byte_size, timeline.lifetimes[static_cast<size_t>(flat)]});
+    }
+  }
+  return problem;
+}
+
 MemoryProblem build_tflm_memory_problem(const Graph& graph) {
-  MemoryProblem problem = build_memory_problem(graph.main());
+  MemoryProblem problem = build_model_memory_problem(graph, model_timeline(graph));
   if (!graph.offline_plan) return problem;
-  // Subgraph 0's tensors come first in the offline plan.
+  // The offline plan lists every subgraph's tensors in flat order.
   const std::vector<int32_t>& offsets = graph.offline_plan->offsets;
   for (BufferRequest& buffer : problem.buffers) {
     const auto t = static_cast<size_t>(buffer.tensor);

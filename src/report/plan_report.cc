@@ -4,24 +4,40 @@
 
 #include <algorithm>
 
+#include "dmo/model/model_timeline.h"
 #include "dmo/plan/bounds.h"
 
 namespace dmo {
 
 namespace {
 
-nlohmann::json other_subgraphs_json(const Graph& graph) {
+// Subgraphs other than 0: each alone (naive and lower bound), and, where
+// the plan covers the whole model, each tensor's flat index, lifetime in
+// the model timeline and offsets.
+nlohmann::json other_subgraphs_json(const Graph& graph, const PlanResult& r, const std::vector<int64_t>& greedy_offset,
+                                    const std::vector<int64_t>& dmo_offset) {
   nlohmann::json list = nlohmann::json::array();
+  int32_t first_flat = static_cast<int32_t>(graph.main().tensors.size());
   for (size_t s = 1; s < graph.subgraphs.size(); ++s) {
     const Subgraph& sg = graph.subgraphs[s];
     MemoryProblem problem = build_memory_problem(sg);
     nlohmann::json tensors = nlohmann::json::array();
     for (const BufferRequest& b : problem.buffers) {
       const Tensor& t = sg.tensors[static_cast<size_t>(b.tensor)];
-      tensors.push_back({{"index", b.tensor}, {"name", t.name}, {"bytes", b.size},
-                         {"first_op", b.lifetime.first}, {"last_op", b.lifetime.last}});
+      nlohmann::json row = {{"index", b.tensor}, {"name", t.name}, {"bytes", b.size},
+                            {"first_op", b.lifetime.first}, {"last_op", b.lifetime.last}};
+      const auto flat = static_cast<size_t>(first_flat + b.tensor);
+      if (r.planned_subgraphs > 1) {
+        row["flat_index"] = flat;
+        row["first_time"] = r.lifetimes[flat].first;
+        row["last_time"] = r.lifetimes[flat].last;
+        if (greedy_offset[flat] >= 0) row["tflm_greedy_offset"] = greedy_offset[flat];
+        if (dmo_offset[flat] >= 0) row["dmo_offset"] = dmo_offset[flat];
+      }
+      tensors.push_back(std::move(row));
     }
-    list.push_back({{"index", s}, {"name", sg.name}, {"ops", sg.ops.size()},
+    first_flat += static_cast<int32_t>(sg.tensors.size());
+    list.push_back({{"index", s}, {"name", sg.name}, {"ops", sg.ops.size()}, {"planned", r.planned_subgraphs > 1},
                     {"naive_bytes", naive_bytes(problem)}, {"lower_bound_bytes", lower_bound_bytes(problem)},
                     {"tensors", tensors}});
   }
@@ -31,6 +47,36 @@ nlohmann::json other_subgraphs_json(const Graph& graph) {
 }  // namespace
 
 namespace {
+
+// Which subgraphs the figures cover.
+std::string coverage_line(const Graph& graph, const PlanResult& r) {
+  if (r.planned_subgraphs == 1) {
+    return graph.subgraphs.size() == 1 ? "figures cover subgraph 0 (the model's only subgraph)"
+                                       : "figures cover subgraph 0 only";
+  }
+  return fmt::format(
+      "figures cover subgraphs 0-{}, planned together as TFLM does: a called subgraph's tensors live within the op "
+      "that calls it; {} times (ops and subgraph calls)",
+      r.planned_subgraphs - 1, r.problem.op_count);
+}
+
+// What runs at a time of a whole model's timeline.
+std::string time_label(const Graph& graph, const PlanResult& r, int32_t time) {
+  const ModelTimeline timeline = model_timeline(graph);
+  for (size_t op = 0; op < timeline.op_time.size(); ++op) {
+    if (timeline.op_time[op] == time) {
+      return fmt::format("time {}: {}, {} bytes live", time, flat_op_label(graph, static_cast<int32_t>(op)),
+                         r.live_bytes[static_cast<size_t>(time)]);
+    }
+  }
+  for (size_t s = 0; s < timeline.entry_time.size(); ++s) {
+    if (timeline.visited[s] && timeline.entry_time[s] == time) {
+      return fmt::format("time {}: the call of subgraph {}, {} bytes live", time, s,
+                         r.live_bytes[static_cast<size_t>(time)]);
+    }
+  }
+  return fmt::format("time {}", time);
+}
 
 std::vector<char> descending_flags(const Subgraph& sg, const Plan& plan) {
   std::vector<char> flags(sg.ops.size(), 0);
@@ -48,8 +94,9 @@ nlohmann::json plan_report_json(const Graph& graph, const PlanResult& r) {
     const Op& op = sg.ops[i];
     const OpOverlap& o = r.overlaps[i];
     auto optional = [](const std::optional<int64_t>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+    const int32_t time = r.op_times[i];
     ops.push_back({{"index", i}, {"op", op.name()}, {"inputs", op.inputs}, {"outputs", op.outputs},
-                   {"live_bytes", r.live_bytes[i]}, {"peak", static_cast<int32_t>(i) == r.peak_op},
+                   {"live_bytes", r.live_bytes[static_cast<size_t>(time)]}, {"peak", time == r.peak_op},
                    {"overlap_input", o.pair.input}, {"overlap_output", o.pair.output},
                    {"input_dies", o.pair.input_dies}, {"analytic_bytes", optional(o.analytic)},
                    {"algorithmic_bytes", optional(o.algorithmic)}, {"overlap_used_bytes", o.used_bytes},
@@ -58,8 +105,10 @@ nlohmann::json plan_report_json(const Graph& graph, const PlanResult& r) {
                    {"overlap_used_descending_bytes", o.used_descending_bytes},
                    {"walk", descending[i] ? "descending" : "ascending"}});
   }
-  std::vector<int64_t> offset_of(sg.tensors.size(), -1), dmo_offset_of(sg.tensors.size(), -1),
-      ascending_offset_of(sg.tensors.size(), -1);
+  // Offsets per tensor: of subgraph 0, or flat over every subgraph when planned whole.
+  const size_t offset_count = r.lifetimes.size();
+  std::vector<int64_t> offset_of(offset_count, -1), dmo_offset_of(offset_count, -1),
+      ascending_offset_of(offset_count, -1);
   for (size_t b = 0; b < r.problem.buffers.size(); ++b) {
     const int32_t t = r.problem.buffers[b].tensor;
     if (t == kNoTensor) continue;
@@ -93,8 +142,11 @@ nlohmann::json plan_report_json(const Graph& graph, const PlanResult& r) {
     tensors.push_back(std::move(row));
   }
   int64_t saving = r.tflm_greedy.arena_size - r.dmo.arena_size;
-  return {{"model", graph.source},
+  std::vector<int32_t> planned(static_cast<size_t>(r.planned_subgraphs));
+  for (size_t s = 0; s < planned.size(); ++s) planned[s] = static_cast<int32_t>(s);
+  nlohmann::json report = {{"model", graph.source},
           {"subgraph", 0},
+          {"planned_subgraphs", planned},
           {"naive_bytes", r.naive_bytes},
           {"tflm_greedy_bytes", r.tflm_greedy.arena_size},
           {"lower_bound_bytes", r.lower_bound_bytes},
@@ -121,25 +173,28 @@ nlohmann::json plan_report_json(const Graph& graph, const PlanResult& r) {
           {"offline_planned_tensors", r.offline_planned_buffers},
           {"ops", ops},
           {"tensors", tensors},
-          {"other_subgraphs", other_subgraphs_json(graph)}};
+          {"other_subgraphs", other_subgraphs_json(graph, r, offset_of, dmo_offset_of)}};
+  if (r.planned_subgraphs > 1 && r.peak_op >= 0) report["peak_runs"] = time_label(graph, r, r.peak_op);
+  return report;
 }
 
 std::string plan_report_text(const Graph& graph, const PlanResult& r) {
   const Subgraph& sg = graph.main();
-  std::string out = fmt::format(
-      "model: {}\nsubgraph 0: {} ops, {} tensors, {} planned activation buffers, {} TFLM scratch buffer(s)\n\n",
+  std::string out = fmt::format("model: {}\nsubgraph 0: {} ops, {} tensors, {} planned activation buffers{}, {} TFLM scratch buffer(s)\n",
       graph.source, sg.ops.size(), sg.tensors.size(), r.problem.buffers.size() - r.scratch_buffers.size(),
-      r.scratch_buffers.size());
+      r.planned_subgraphs > 1 ? " (all subgraphs)" : "", r.scratch_buffers.size());
+  out += coverage_line(graph, r) + "\n\n";
   auto bytes_or_dash = [](const std::optional<int64_t>& v) { return v ? fmt::format("{}", *v) : std::string("-"); };
   const std::vector<char> descending = descending_flags(sg, r.dmo);
   out += fmt::format("{:>5}  {:<22} {:>12} {:>12} {:>12} {:>12} {:>12}  {:<4} {}\n", "op", "kind", "live bytes",
                      "O_s analytic", "O_s algor.", "O_s used", "desc. used", "walk", "");
   for (size_t i = 0; i < sg.ops.size(); ++i) {
-    bool peak = static_cast<int32_t>(i) == r.peak_op;
+    const int32_t time = r.op_times[i];
+    bool peak = time == r.peak_op;
     const OpOverlap& o = r.overlaps[i];
     auto used = [&](int64_t bytes) { return o.pair.input_dies ? fmt::format("{}", bytes) : std::string("-"); };
     out += fmt::format("{:>5}  {:<22} {:>12} {:>12} {:>12} {:>12} {:>12}  {:<4} {}\n", i, sg.ops[i].name(),
-                       r.live_bytes[i], bytes_or_dash(o.analytic), bytes_or_dash(o.algorithmic), used(o.used_bytes),
+                       r.live_bytes[static_cast<size_t>(time)], bytes_or_dash(o.analytic), bytes_or_dash(o.algorithmic), used(o.used_bytes),
                        o.algorithmic_descending || o.analytic_descending ? used(o.used_descending_bytes) : "-",
                        descending[i] ? "desc" : "asc", peak ? "<- peak" : "");
   }
@@ -173,6 +228,7 @@ std::string plan_report_text(const Graph& graph, const PlanResult& r) {
   if (r.variable_bytes) {
     out += fmt::format("{:<34} {:>12} bytes (persistent, outside the plan)\n", "variable tensors", r.variable_bytes);
   }
+  if (r.planned_subgraphs > 1 && r.peak_op >= 0) out += fmt::format("peak: {}\n", time_label(graph, r, r.peak_op));
   for (size_t s = 1; s < graph.subgraphs.size(); ++s) {
     MemoryProblem problem = build_memory_problem(graph.subgraphs[s]);
     out += fmt::format("subgraph {} '{}': {} ops, {} activation buffers, {} bytes naive, {} bytes lower bound\n", s,

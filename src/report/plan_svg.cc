@@ -7,6 +7,8 @@
 #include <set>
 #include <vector>
 
+#include "dmo/model/model_timeline.h"
+
 namespace dmo {
 
 namespace {
@@ -194,7 +196,6 @@ std::string axes(const Frame& f, const std::set<int32_t>& descending, int32_t pe
 
 std::string panel(const Graph& graph, const MemoryProblem& problem, const Plan& plan, const std::string& title,
                   const Frame& f, const PlanResult& r) {
-  const Subgraph& sg = graph.main();
   const std::set<int32_t> descending(plan.descending_ops.begin(), plan.descending_ops.end());
   const Overlaps overlaps = overlaps_in(problem, plan);
   std::set<int32_t> views;
@@ -216,7 +217,7 @@ std::string panel(const Graph& graph, const MemoryProblem& problem, const Plan& 
     const int64_t low = plan.offsets[b], high = low + buf.size;
     const Slants& s = overlaps.slants[b];
     const int hue = static_cast<int>((buf.tensor * 137) % 360);
-    const Tensor& t = sg.tensors[static_cast<size_t>(buf.tensor)];
+    const Tensor& t = flat_tensor(graph, buf.tensor);  // a whole model's problem numbers all subgraphs' tensors
     const bool view = views.count(static_cast<int32_t>(b)) > 0;
     out += fmt::format(
         "<polygon points=\"{}\" fill=\"hsl({},60%,66%)\" fill-opacity=\"{}\" stroke=\"hsl({},60%,28%)\" "

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #include "dmo/error.h"
 #include "dmo/model/lifetime.h"
+#include "dmo/model/subgraph_calls.h"
 #include "dmo/ops/kernels.h"
 #include "dmo/ops/walk_order.h"
 #include "dmo/plan/plan.h"
@@ -18,15 +20,25 @@ Interpreter::Interpreter(const Graph& graph, TensorPlacement placement)
     : Interpreter(graph, placement, default_schedule(graph, placement.descending_ops)) {}
 
 Interpreter::Interpreter(const Graph& graph, TensorPlacement placement, Schedule schedule)
-    : graph_(graph), subgraph_(graph.main()), placement_(std::move(placement)), schedule_(std::move(schedule)) {
+    : graph_(graph),
+      subgraph_(graph.main()),
+      timeline_(model_timeline(graph)),
+      runs_calls_(has_subgraph_calls(graph)),
+      placement_(std::move(placement)),
+      schedule_(std::move(schedule)) {
   if (placement_.arena_size < 0) {
     throw Error(fmt::format("{}: the placement's arena has a negative size ({} bytes)", graph.source,
                             placement_.arena_size));
   }
-  if (placement_.offsets.size() != subgraph_.tensors.size()) {
-    throw Error(fmt::format("{}: placement has {} offsets for {} tensors", graph.source, placement_.offsets.size(),
-                            subgraph_.tensors.size()));
+  const size_t tensor_count = timeline_.lifetimes.size();
+  if (placement_.offsets.size() != subgraph_.tensors.size() && placement_.offsets.size() != tensor_count) {
+    throw Error(fmt::format("{}: placement has {} offsets for {} tensors{}", graph.source, placement_.offsets.size(),
+                            subgraph_.tensors.size(),
+                            tensor_count != subgraph_.tensors.size()
+                                ? fmt::format(" of subgraph 0 ({} in all subgraphs)", tensor_count)
+                                : std::string()));
   }
+  placement_.offsets.resize(tensor_count, -1);
   for (int32_t op : placement_.descending_ops) {
     if (op < 0 || static_cast<size_t>(op) >= subgraph_.ops.size()) {
       throw Error(fmt::format("{}: placement walks op {} descending, but subgraph 0 has {} ops", graph.source, op,
@@ -34,13 +46,24 @@ Interpreter::Interpreter(const Graph& graph, TensorPlacement placement, Schedule
     }
   }
   check_schedule(graph, schedule_);
-  view_index_.assign(subgraph_.tensors.size(), -1);
+  if (runs_calls_) {
+    bool plain = schedule_.steps.size() == subgraph_.ops.size() && schedule_.views.empty();
+    for (size_t i = 0; plain && i < schedule_.steps.size(); ++i) {
+      plain = schedule_.steps[i].op == static_cast<int32_t>(i) && schedule_.steps[i].region.is_whole();
+    }
+    if (!plain) {
+      throw Error(fmt::format("{}: a model whose ops call subgraphs runs one whole step per op of subgraph 0, in order",
+                              graph.source));
+    }
+  }
+  view_index_.assign(tensor_count, -1);
   for (size_t v = 0; v < schedule_.views.size(); ++v) {
     view_index_[static_cast<size_t>(schedule_.views[v].tensor)] = static_cast<int32_t>(v);
   }
-  for (size_t t = 0; t < subgraph_.tensors.size(); ++t) {
-    const Tensor& tensor = subgraph_.tensors[t];
-    if (tflm_plans_tensor(tensor) && view_index_[t] < 0 &&
+  for (size_t t = 0; t < tensor_count; ++t) {
+    const Tensor& tensor = flat_tensor(static_cast<int32_t>(t));
+    const bool covered = t < subgraph_.tensors.size() || placement_.offsets[t] >= 0;
+    if (covered && tflm_plans_tensor(tensor) && view_index_[t] < 0 &&
         (placement_.offsets[t] < 0 || placement_.offsets[t] > placement_.arena_size - tensor.byte_size)) {
       throw Error(fmt::format("{}: tensor {} '{}' is not inside the {}-byte arena", graph.source, t, tensor.name,
                               placement_.arena_size));
@@ -56,24 +79,63 @@ Interpreter::Interpreter(const Graph& graph, TensorPlacement placement, Schedule
     }
   }
   last_step_of_op_ = last_step_of_ops(schedule_, subgraph_.ops.size());
-  prepared_.resize(subgraph_.ops.size());
+  prepared_.resize(timeline_.op_time.size());
+  called_once_.assign(timeline_.op_time.size(), 0);
   arena_.assign(static_cast<size_t>(placement_.arena_size), 0);
-  persistent_offsets_.assign(subgraph_.tensors.size(), -1);
+  persistent_offsets_.assign(tensor_count, -1);
   int64_t persistent = 0;
-  for (size_t t = 0; t < subgraph_.tensors.size(); ++t) {
-    if (!subgraph_.tensors[t].is_variable || subgraph_.tensors[t].is_constant) continue;
+  for (size_t t = 0; t < tensor_count; ++t) {
+    const Tensor& tensor = flat_tensor(static_cast<int32_t>(t));
+    if (!tensor.is_variable || tensor.is_constant) continue;
     persistent_offsets_[t] = persistent;
-    persistent += align_up(subgraph_.tensors[t].byte_size, 16);
+    persistent += align_up(tensor.byte_size, 16);
   }
   persistent_.assign(static_cast<size_t>(persistent), 0);
+  place_outside_arena();
   reset_variables();
+  // The tensors the copies of a call write and read, per subgraph.
+  subgraph_inputs_.resize(graph.subgraphs.size());
+  subgraph_outputs_.resize(graph.subgraphs.size());
+  for (size_t s = 0; s < graph.subgraphs.size(); ++s) {
+    auto ref = [&](int32_t t, bool written) {
+      const int32_t flat = timeline_.flat_tensor(static_cast<int32_t>(s), t);
+      TensorRef r;
+      r.tensor = &flat_tensor(flat);
+      r.data = tensor_data(flat);
+      r.index = flat;
+      r.is_output = written;
+      r.in_arena = !r.tensor->is_constant && persistent_offsets_[static_cast<size_t>(flat)] < 0 &&
+                   placement_.offsets[static_cast<size_t>(flat)] >= 0;
+      return r;
+    };
+    for (int32_t t : graph.subgraphs[s].inputs) subgraph_inputs_[s].push_back(ref(t, true));
+    for (int32_t t : graph.subgraphs[s].outputs) subgraph_outputs_[s].push_back(ref(t, false));
+  }
+}
+
+const Tensor& Interpreter::flat_tensor(int32_t t) const {
+  const int32_t s = timeline_.subgraph_of_tensor(t);
+  return graph_.subgraphs[static_cast<size_t>(s)].tensors[static_cast<size_t>(t - timeline_.first_tensor[static_cast<size_t>(s)])];
+}
+
+void Interpreter::place_outside_arena() {
+  // Planned tensors of other subgraphs the placement leaves out: unshared.
+  outside_offsets_.assign(placement_.offsets.size(), -1);
+  int64_t outside = 0;
+  for (size_t t = subgraph_.tensors.size(); t < placement_.offsets.size(); ++t) {
+    const Tensor& tensor = flat_tensor(static_cast<int32_t>(t));
+    if (placement_.offsets[t] >= 0 || !tflm_plans_tensor(tensor)) continue;
+    outside_offsets_[t] = outside;
+    outside += align_up(tensor.byte_size, 16);
+  }
+  outside_.assign(static_cast<size_t>(outside), 0);
 }
 
 void Interpreter::reset_variables() {
   // TFLM resets variables to the zero point (int8) or 0.
-  for (size_t t = 0; t < subgraph_.tensors.size(); ++t) {
+  for (size_t t = 0; t < persistent_offsets_.size(); ++t) {
     if (persistent_offsets_[t] < 0) continue;
-    const Tensor& tensor = subgraph_.tensors[t];
+    const Tensor& tensor = flat_tensor(static_cast<int32_t>(t));
     uint8_t fill = 0;
     if (tensor.type == DataType::kInt8 && !tensor.quantization.zero_point.empty()) {
       fill = static_cast<uint8_t>(static_cast<int8_t>(tensor.quantization.zero_point[0]));
@@ -88,7 +150,7 @@ const TensorView* Interpreter::view_of(int32_t t) const {
 }
 
 uint8_t* Interpreter::tensor_data(int32_t t) const {
-  const Tensor& tensor = subgraph_.tensors[static_cast<size_t>(t)];
+  const Tensor& tensor = flat_tensor(t);
   if (const TensorView* view = view_of(t)) {
     uint8_t* base = tensor_data(view->base);
     return base ? base + view->offset * int64_t{element_size(tensor.type).value_or(1)} : nullptr;
@@ -96,11 +158,13 @@ uint8_t* Interpreter::tensor_data(int32_t t) const {
   if (tensor.is_constant) return const_cast<uint8_t*>(tensor.data.data());
   if (persistent_offsets_[static_cast<size_t>(t)] >= 0) return persistent_.data() + persistent_offsets_[static_cast<size_t>(t)];
   if (placement_.offsets[static_cast<size_t>(t)] >= 0) return arena_.data() + placement_.offsets[static_cast<size_t>(t)];
+  if (outside_offsets_[static_cast<size_t>(t)] >= 0) return outside_.data() + outside_offsets_[static_cast<size_t>(t)];
   return nullptr;  // zero-size tensor
 }
 
 std::span<const uint8_t> Interpreter::tensor_bytes(int32_t t) const {
-  const Tensor& tensor = subgraph_.tensors.at(static_cast<size_t>(t));
+  if (t < 0 || static_cast<size_t>(t) >= placement_.offsets.size()) throw Error(fmt::format("{}: no tensor {}", graph_.source, t));
+  const Tensor& tensor = flat_tensor(t);
   if (view_of(t)) {
     throw Error(fmt::format("{}: tensor {} '{}' is a strided view into tensor {}; it has no bytes of its own",
                             graph_.source, t, tensor.name, view_of(t)->base));
@@ -111,7 +175,8 @@ std::span<const uint8_t> Interpreter::tensor_bytes(int32_t t) const {
 }
 
 std::vector<uint8_t> Interpreter::tensor_contents(int32_t t) const {
-  const Tensor& tensor = subgraph_.tensors.at(static_cast<size_t>(t));
+  if (t < 0 || static_cast<size_t>(t) >= placement_.offsets.size()) throw Error(fmt::format("{}: no tensor {}", graph_.source, t));
+  const Tensor& tensor = flat_tensor(t);
   const TensorView* view = view_of(t);
   if (!view) {
     auto bytes = tensor_bytes(t);
@@ -165,14 +230,20 @@ std::vector<uint8_t> Interpreter::outputs() const {
 }
 
 OpContext Interpreter::context(int32_t op_index) const {
+  if (op_index < 0 || static_cast<size_t>(op_index) >= timeline_.op_time.size()) {
+    throw Error(fmt::format("{}: no op {}", graph_.source, op_index));
+  }
+  const int32_t s = timeline_.subgraph_of_op(op_index);
+  const Subgraph& sg = graph_.subgraphs[static_cast<size_t>(s)];
   OpContext ctx;
-  ctx.subgraph = &subgraph_;
-  ctx.op = &subgraph_.ops.at(static_cast<size_t>(op_index));
+  ctx.subgraph = &sg;
+  ctx.op = &sg.ops[static_cast<size_t>(op_index - timeline_.first_op[static_cast<size_t>(s)])];
   ctx.op_index = op_index;
-  auto ref = [&](int32_t t, bool is_output) {
+  auto ref = [&](int32_t local, bool is_output) {
     TensorRef r;
-    if (t == kNoTensor) return r;
-    r.tensor = &subgraph_.tensors[static_cast<size_t>(t)];
+    if (local == kNoTensor) return r;
+    const int32_t t = timeline_.flat_tensor(s, local);
+    r.tensor = &flat_tensor(t);
     r.data = tensor_data(t);
     r.index = t;
     r.is_output = is_output;
@@ -190,21 +261,111 @@ OpContext Interpreter::context(int32_t op_index) const {
 
 const Interpreter::PreparedOp& Interpreter::prepared_op(int32_t op) const {
   PreparedOp& prepared = prepared_.at(static_cast<size_t>(op));
-  if (!prepared.kernel.valid()) {
+  if (!prepared.kernel.valid() && !prepared.calls_subgraphs) {
     prepared.context = context(op);
-    prepared.kernel = prepare_kernel(prepared.context);
+    if (is_control_flow(static_cast<OpKind>(prepared.context.op->builtin_code))) {
+      prepared.call = prepare_control_flow(prepared.context);
+      prepared.calls_subgraphs = true;
+    } else {
+      prepared.kernel = prepare_kernel(prepared.context);
+    }
   }
   return prepared;
 }
 
 const PreparedKernel& Interpreter::prepared(int32_t op) const { return prepared_op(op).kernel; }
 
+void Interpreter::prepare_all() const {
+  for (size_t op = 0; op < timeline_.op_time.size(); ++op) {
+    const int32_t s = timeline_.subgraph_of_op(static_cast<int32_t>(op));
+    if (s == 0 || timeline_.visited[static_cast<size_t>(s)]) prepared_op(static_cast<int32_t>(op));
+  }
+}
+
+// What a control-flow op's eval calls (ops/control_flow.h): the called
+// subgraphs' tensors, and their ops run through `memory`. With the
+// checking policy each call counts time as the model timeline does.
 template <class Memory>
-void Interpreter::eval_step(const ScheduleStep& step, Memory& memory) const {
+class Interpreter::SubgraphCalls {
+ public:
+  SubgraphCalls(const Interpreter& interpreter, Memory& memory, int32_t op)
+      : in_(interpreter), memory_(memory), op_(op) {}
+
+  std::span<const TensorRef> inputs(int32_t s) const { return in_.subgraph_inputs_[static_cast<size_t>(s)]; }
+  std::span<const TensorRef> outputs(int32_t s) const { return in_.subgraph_outputs_[static_cast<size_t>(s)]; }
+
+  void enter(int32_t s) {
+    release(s);
+    at(in_.timeline_.entry_time[static_cast<size_t>(s)]);
+  }
+  void invoke(int32_t s) {
+    in_.run_subgraph(s, memory_);
+    at(in_.timeline_.exit_time[static_cast<size_t>(s)]);
+  }
+  void leave(int32_t s) { release(s); }
+  bool first_call() {
+    char& done = in_.called_once_[static_cast<size_t>(op_)];
+    const bool first = !done;
+    done = 1;
+    return first;
+  }
+
+ private:
+  // The copies of the calling op happen at `time`.
+  void at(int32_t time) {
+    if constexpr (std::is_same_v<Memory, CheckingMemory>) {
+      memory_.begin_step(op_, time, in_.timeline_.op_end_time[static_cast<size_t>(op_)]);
+    }
+  }
+  // The values subgraph s's earlier call left are dead.
+  void release(int32_t s) {
+    if constexpr (std::is_same_v<Memory, CheckingMemory>) {
+      const auto first = static_cast<size_t>(in_.timeline_.first_tensor[static_cast<size_t>(s)]);
+      const size_t count = in_.graph_.subgraphs[static_cast<size_t>(s)].tensors.size();
+      for (size_t t = first; t < first + count; ++t) {
+        const int64_t offset = in_.placement_.offsets[t];
+        if (offset >= 0 && in_.persistent_offsets_[t] < 0) {
+          memory_.release(static_cast<int32_t>(t), offset, in_.flat_tensor(static_cast<int32_t>(t)).byte_size);
+        }
+      }
+    }
+  }
+
+  const Interpreter& in_;
+  Memory& memory_;
+  int32_t op_;
+};
+
+template <class Memory>
+void Interpreter::eval_op(int32_t op, bool descending, const OutputRegion& region, Memory& memory) const {
   // The op's tensor references were built with its kernel: the arena and
   // the persistent storage never move, so each step reuses them.
-  const PreparedOp& op = prepared_op(step.op);
-  op.kernel.eval(KernelIO{op.context.inputs, op.context.outputs, step.descending, step.region}, memory);
+  const PreparedOp& prepared = prepared_op(op);
+  const KernelIO io{prepared.context.inputs, prepared.context.outputs, descending, region};
+  if (prepared.calls_subgraphs) {
+    SubgraphCalls<Memory> calls(*this, memory, op);
+    eval_control_flow(prepared.call, io, calls, memory);
+  } else {
+    prepared.kernel.eval(io, memory);
+  }
+}
+
+template <class Memory>
+void Interpreter::run_subgraph(int32_t s, Memory& memory) const {
+  const auto ops = static_cast<int32_t>(graph_.subgraphs[static_cast<size_t>(s)].ops.size());
+  for (int32_t i = 0; i < ops; ++i) {
+    const int32_t op = timeline_.flat_op(s, i);
+    if constexpr (std::is_same_v<Memory, CheckingMemory>) {
+      const auto at = static_cast<size_t>(op);
+      memory.begin_step(op, timeline_.op_time[at], timeline_.op_end_time[at]);
+    }
+    eval_op(op, false, OutputRegion{}, memory);
+  }
+}
+
+template <class Memory>
+void Interpreter::eval_step(const ScheduleStep& step, Memory& memory) const {
+  eval_op(step.op, step.descending, step.region, memory);
 }
 
 void Interpreter::run(const OpObserver& after_op) {
@@ -225,7 +386,8 @@ void Interpreter::run_op(int32_t op) {
 }
 
 void Interpreter::set_tensor(int32_t t, std::span<const uint8_t> bytes) {
-  const Tensor& tensor = subgraph_.tensors.at(static_cast<size_t>(t));
+  if (t < 0 || static_cast<size_t>(t) >= placement_.offsets.size()) throw Error(fmt::format("{}: no tensor {}", graph_.source, t));
+  const Tensor& tensor = flat_tensor(t);
   if (tensor.is_constant || static_cast<int64_t>(bytes.size()) != tensor.byte_size) {
     throw Error(fmt::format("{}: tensor {} '{}' takes {} bytes and is {}constant; {} given", graph_.source, t,
                             tensor.name, tensor.byte_size, tensor.is_constant ? "" : "not ", bytes.size()));
@@ -237,8 +399,46 @@ void Interpreter::set_tensor(int32_t t, std::span<const uint8_t> bytes) {
   if (!bytes.empty()) std::memcpy(tensor_data(t), bytes.data(), bytes.size());
 }
 
+ArenaTenancy Interpreter::whole_model_tenancy() const {
+  // Time is the model timeline's: a value is needed until its lifetime
+  // ends (a subgraph 0 output to the end), as TFLM plans it.
+  const size_t n = placement_.offsets.size();
+  ArenaTenancy tenancy;
+  tenancy.value_of.assign(n, ArenaTenancy::kOutsideArena);
+  tenancy.offset.assign(n, -1);
+  tenancy.needed_until.assign(n, -1);
+  tenancy.op_reads.resize(timeline_.op_time.size());
+  for (size_t t = 0; t < n; ++t) {
+    if (flat_tensor(static_cast<int32_t>(t)).is_constant || persistent_offsets_[t] >= 0 || placement_.offsets[t] < 0) {
+      continue;
+    }
+    tenancy.value_of[t] = static_cast<int32_t>(t);
+    tenancy.offset[t] = placement_.offsets[t];
+    tenancy.needed_until[t] = timeline_.lifetimes[t].last;
+  }
+  for (const UnwrittenRead& read : unwritten_read_tensors(subgraph_)) {
+    if (tenancy.value_of[static_cast<size_t>(read.tensor)] >= 0) {
+      tenancy.value_of[static_cast<size_t>(read.tensor)] = ArenaTenancy::kUnchecked;
+    }
+  }
+  for (size_t op = 0; op < timeline_.op_time.size(); ++op) {
+    const int32_t s = timeline_.subgraph_of_op(static_cast<int32_t>(op));
+    const Op& o = graph_.subgraphs[static_cast<size_t>(s)].ops[op - static_cast<size_t>(timeline_.first_op[static_cast<size_t>(s)])];
+    for (int32_t t : o.inputs) {
+      if (t == kNoTensor) continue;
+      const int32_t v = tenancy.value_of[static_cast<size_t>(timeline_.flat_tensor(s, t))];
+      if (v >= 0) tenancy.op_reads[op].push_back(v);
+    }
+  }
+  for (int32_t t : subgraph_.outputs) {
+    if (tenancy.value_of[static_cast<size_t>(t)] >= 0) tenancy.needed_until[static_cast<size_t>(t)] = ArenaTenancy::kNeededToEnd;
+  }
+  return tenancy;
+}
+
 ArenaTenancy Interpreter::arena_tenancy() const {
-  const size_t n = subgraph_.tensors.size();
+  if (runs_calls_) return whole_model_tenancy();
+  const size_t n = placement_.offsets.size();
   ArenaTenancy tenancy;
   tenancy.value_of.assign(n, ArenaTenancy::kOutsideArena);
   tenancy.offset.assign(n, -1);
@@ -249,7 +449,7 @@ ArenaTenancy Interpreter::arena_tenancy() const {
     auto stored = static_cast<int32_t>(t);
     while (const TensorView* view = view_of(stored)) stored = view->base;
     const auto s = static_cast<size_t>(stored);
-    const Tensor& tensor = subgraph_.tensors[s];
+    const Tensor& tensor = flat_tensor(stored);
     if (tensor.is_constant || persistent_offsets_[s] >= 0 || placement_.offsets[s] < 0) continue;
     tenancy.value_of[t] = stored;
     tenancy.offset[s] = placement_.offsets[s];
@@ -299,8 +499,14 @@ std::vector<Clobber> Interpreter::run_checked_all(const OpObserver& after_op) {
   for (size_t i = 0; i < schedule_.steps.size(); ++i) {
     const ScheduleStep& step = schedule_.steps[i];
     // The regions of one op are one op for clobbers: an input byte its
-    // earlier region overwrote is gone for its later regions too.
-    memory.begin_step(step.op, static_cast<int32_t>(i), last_step_of_op_[static_cast<size_t>(step.op)]);
+    // earlier region overwrote is gone for its later regions too. Where ops
+    // call subgraphs, time is the model timeline's (one step per op).
+    if (runs_calls_) {
+      const auto op = static_cast<size_t>(step.op);
+      memory.begin_step(step.op, timeline_.op_time[op], timeline_.op_end_time[op]);
+    } else {
+      memory.begin_step(step.op, static_cast<int32_t>(i), last_step_of_op_[static_cast<size_t>(step.op)]);
+    }
     eval_step(step, memory);
     if (after_op && is_last_step(i)) after_op(step.op);
   }
@@ -334,7 +540,7 @@ int64_t algorithmic_safe_overlap(const Graph& graph, int32_t op, int32_t input_t
 
 void require_kernels(const Graph& graph) {
   const Interpreter probe(graph, unshared_placement(graph.main()));
-  for (size_t op = 0; op < graph.main().ops.size(); ++op) probe.prepared(static_cast<int32_t>(op));
+  probe.prepare_all();
 }
 
 }  // namespace dmo

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "dmo/model/model_timeline.h"
 #include "dmo/runtime/interpreter.h"
 
 namespace dmo {
@@ -35,28 +36,30 @@ VerifyResult verify_placement(const Graph& graph, const TensorPlacement& placeme
 
 namespace {
 
-std::string tensor_label(const Subgraph& sg, int32_t t) {
+std::string tensor_label(const Graph& graph, int32_t t) {
   if (t < 0) return "no tensor";
-  return fmt::format("tensor {} '{}'", t, sg.tensors[static_cast<size_t>(t)].name);
+  const SubgraphIndex at = locate_flat_tensor(graph, t);
+  if (at.subgraph == 0) return fmt::format("tensor {} '{}'", t, flat_tensor(graph, t).name);
+  return fmt::format("subgraph {} tensor {} '{}'", at.subgraph, at.index, flat_tensor(graph, t).name);
 }
 
 }  // namespace
 
-std::string describe_clobber(const Subgraph& sg, const Clobber& c) {
-  const Op& op = sg.ops[static_cast<size_t>(c.op)];
+std::string describe_clobber(const Graph& graph, const Clobber& c) {
   const std::string bytes = fmt::format("{} byte{} [{}, {})", c.bytes, c.bytes == 1 ? "" : "s", c.byte_offset,
                                         c.byte_offset + c.bytes);
   if (c.access == Clobber::Access::kStore) {
-    return fmt::format("clobber: op {} ({}) wrote {} over {} of {}, still needed later", c.op, op.name(),
-                       tensor_label(sg, c.writer), bytes, tensor_label(sg, c.tensor));
+    return fmt::format("clobber: {} wrote {} over {} of {}, still needed later", flat_op_label(graph, c.op),
+                       tensor_label(graph, c.writer), bytes, tensor_label(graph, c.tensor));
   }
-  return fmt::format("clobber: op {} ({}) read {} of input {} after {} overwrote them", c.op, op.name(), bytes,
-                     tensor_label(sg, c.tensor), tensor_label(sg, c.writer));
+  return fmt::format("clobber: {} read {} of input {} after {} overwrote them", flat_op_label(graph, c.op), bytes,
+                     tensor_label(graph, c.tensor), tensor_label(graph, c.writer));
 }
 
 std::string describe_unwritten_read(const Subgraph& sg, const UnwrittenRead& read) {
-  return fmt::format("{} is read by op {} ({}) but no op writes it; its value is whatever the arena held",
-                     tensor_label(sg, read.tensor), read.op, sg.ops[static_cast<size_t>(read.op)].name());
+  return fmt::format("tensor {} '{}' is read by op {} ({}) but no op writes it; its value is whatever the arena held",
+                     read.tensor, sg.tensors[static_cast<size_t>(read.tensor)].name, read.op,
+                     sg.ops[static_cast<size_t>(read.op)].name());
 }
 
 std::string VerifyResult::describe(const Graph& graph) const {
@@ -64,7 +67,7 @@ std::string VerifyResult::describe(const Graph& graph) const {
   std::vector<std::string> lines;
   for (const std::string& error : validator_errors) lines.push_back("invalid plan: " + error);
   for (const UnwrittenRead& read : unwritten_reads) lines.push_back("unwritten: " + describe_unwritten_read(sg, read));
-  for (const Clobber& c : clobbers) lines.push_back(describe_clobber(sg, c));
+  for (const Clobber& c : clobbers) lines.push_back(describe_clobber(graph, c));
   if (difference) {
     const Tensor& t = sg.tensors[static_cast<size_t>(difference->tensor)];
     lines.push_back(fmt::format("output {} (tensor {} '{}') differs at byte {}: {} unshared, {} planned",

@@ -19,8 +19,11 @@ TensorPlacement placement_from_plan(const Subgraph& subgraph, const MemoryProble
   TensorPlacement placement;
   placement.offsets.assign(subgraph.tensors.size(), -1);
   for (size_t b = 0; b < problem.buffers.size(); ++b) {
-    if (problem.buffers[b].tensor == kNoTensor) continue;  // a kernel's scratch buffer
-    placement.offsets[static_cast<size_t>(problem.buffers[b].tensor)] = plan.offsets[b];
+    const int32_t t = problem.buffers[b].tensor;
+    if (t == kNoTensor) continue;  // a kernel's scratch buffer
+    // A problem over every subgraph numbers their tensors on from subgraph 0's.
+    if (static_cast<size_t>(t) >= placement.offsets.size()) placement.offsets.resize(static_cast<size_t>(t) + 1, -1);
+    placement.offsets[static_cast<size_t>(t)] = plan.offsets[b];
   }
   placement.arena_size = plan.arena_size;
   placement.descending_ops = plan.descending_ops;

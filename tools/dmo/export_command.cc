@@ -90,17 +90,15 @@ Command add_export_command(CLI::App& app) {
     if (header) std::cout << "wrote " << o->c_header << '\n';
     std::cout << fmt::format(
         "{}: {}\n"
-        "the plan places {} of {} tensors (arena tensors of subgraph 0); the rest are -1, left to TFLM\n"
+        "the plan places {} of {} tensors (arena tensors{}); the rest are -1, left to TFLM\n"
         "arena (non-persistent head, sizes rounded up to 16, TFLM's scratch buffers included) with this plan: {} "
         "bytes; without it: {} bytes\n"
         "give TFLM at least {} bytes plus its persistent allocations (tensor structs, op data, variables)\n",
-        model.source, deployment.reason, deployment.tensors_planned, plan.offsets.size(), deployment.arena_bytes,
+        model.source, deployment.reason, deployment.tensors_planned, plan.offsets.size(),
+        graph.subgraphs.size() > 1 ? " of every subgraph, planned together as TFLM plans them" : " of subgraph 0",
+        deployment.arena_bytes,
         deployment.without_export_bytes, deployment.arena_bytes);
     std::cout << "safe for: " << deployment_safe_for(deployment) << '\n' << graph_inputs_statement(graph, deployment) << '\n';
-    if (graph.subgraphs.size() > 1) {
-      std::cout << fmt::format("note: the tensors of subgraphs 1..{} are planned by TFLM and may need more\n",
-                               graph.subgraphs.size() - 1);
-    }
     return 0;
   };
 }

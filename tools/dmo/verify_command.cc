@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "dmo/model/model_timeline.h"
 #include "dmo/pipeline/model_source.h"
 #include "dmo/pipeline/verified_plan.h"
 #include "io_files.h"
@@ -39,7 +40,7 @@ nlohmann::json verify_json(const Graph& graph, const PlanToVerify& plan, const V
   nlohmann::json clobbers = nlohmann::json::array();
   for (const Clobber& c : result.clobbers) {
     clobbers.push_back({{"op", c.op},
-                        {"op_kind", sg.ops[static_cast<size_t>(c.op)].name()},
+                        {"op_kind", flat_op(graph, c.op).name()},
                         {"access", c.access == Clobber::Access::kStore ? "store" : "load"},
                         {"writer_tensor", c.writer},
                         {"victim_tensor", c.tensor},

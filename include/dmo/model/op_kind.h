@@ -57,6 +57,17 @@ enum class OpKind : int32_t {
   kLeakyRelu = 98,
   kSquaredDifference = 99,
   kSelectV2 = 123,
+  // Comparisons.
+  kLess = 58,
+  kGreater = 61,
+  kGreaterEqual = 62,
+  kLessEqual = 63,
+  kEqual = 71,
+  kNotEqual = 72,
+  // Control flow: ops that call other subgraphs.
+  kIf = 118,
+  kWhile = 119,
+  kCallOnce = 129,
 };
 
 // The TFLite name of a builtin code ("CONV_2D"); "BUILTIN_<n>" when unknown.

@@ -214,6 +214,23 @@ inline constexpr auto kParamFields<UnidirectionalSequenceLstmParams> = std::tupl
         "diagonal_recurrent_tensors", 5, &UnidirectionalSequenceLstmParams::diagonal_recurrent_tensors, false},
 };
 
+template <>
+inline constexpr auto kParamFields<WhileParams> = std::tuple{
+    ScalarField<WhileParams, int32_t>{"cond_subgraph_index", 0, &WhileParams::cond_subgraph, 0},
+    ScalarField<WhileParams, int32_t>{"body_subgraph_index", 1, &WhileParams::body_subgraph, 0},
+};
+
+template <>
+inline constexpr auto kParamFields<IfParams> = std::tuple{
+    ScalarField<IfParams, int32_t>{"then_subgraph_index", 0, &IfParams::then_subgraph, 0},
+    ScalarField<IfParams, int32_t>{"else_subgraph_index", 1, &IfParams::else_subgraph, 0},
+};
+
+template <>
+inline constexpr auto kParamFields<CallOnceParams> = std::tuple{
+    ScalarField<CallOnceParams, int32_t>{"init_subgraph_index", 0, &CallOnceParams::init_subgraph, 0},
+};
+
 // Calls f(field) for each field of P, in schema order.
 template <class P, class F>
 constexpr void for_each_param_field(F&& f) {
@@ -255,6 +272,10 @@ inline constexpr auto kOpOptions = std::tuple{
     OpOptions<LeakyReluParams>{OpKind::kLeakyRelu, 75, "LeakyReluOptions", false},
     OpOptions<UnidirectionalSequenceLstmParams>{OpKind::kUnidirectionalSequenceLstm, 71,
                                                 "UnidirectionalSequenceLSTMOptions", false},
+    // Control flow: without its options an op names no subgraph.
+    OpOptions<IfParams>{OpKind::kIf, 92, "IfOptions", true},
+    OpOptions<WhileParams>{OpKind::kWhile, 93, "WhileOptions", true},
+    OpOptions<CallOnceParams>{OpKind::kCallOnce, 103, "CallOnceOptions", true},
 };
 
 // Calls f(entry) with the options entry of `builtin_code`; false when dmo

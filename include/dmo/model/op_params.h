@@ -111,6 +111,21 @@ struct LeakyReluParams {
   float alpha = 0.0f;
 };
 
+// Control flow: the subgraphs an op calls (indices into Graph::subgraphs).
+struct WhileParams {
+  int32_t cond_subgraph = 0;
+  int32_t body_subgraph = 0;
+};
+
+struct IfParams {
+  int32_t then_subgraph = 0;
+  int32_t else_subgraph = 0;
+};
+
+struct CallOnceParams {
+  int32_t init_subgraph = 0;
+};
+
 // No parameters (activations, PAD, QUANTIZE, ...) or an opaque op.
 struct NoParams {};
 
@@ -118,6 +133,7 @@ using OpParams = std::variant<NoParams, Conv2DParams, DepthwiseConv2DParams, Poo
                               FullyConnectedParams, SoftmaxParams, ConcatenationParams,
                               ElementwiseParams, ReshapeParams, SqueezeParams,
                               ReducerParams, StridedSliceParams, SplitParams, SvdfParams,
-                              GatherParams, LeakyReluParams, UnidirectionalSequenceLstmParams>;
+                              GatherParams, LeakyReluParams, UnidirectionalSequenceLstmParams, WhileParams,
+                              IfParams, CallOnceParams>;
 
 }  // namespace dmo

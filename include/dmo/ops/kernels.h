@@ -77,6 +77,15 @@ PreparedKernel prepare_signal_filter_bank_spectral_subtraction(const OpContext& 
 PreparedKernel prepare_signal_pcan(const OpContext& ctx);
 PreparedKernel prepare_signal_filter_bank_log(const OpContext& ctx);
 
+// Comparisons: BOOL output, inputs broadcast as ADD's.
+PreparedKernel prepare_equal(const OpContext& ctx);
+PreparedKernel prepare_not_equal(const OpContext& ctx);
+PreparedKernel prepare_less(const OpContext& ctx);
+PreparedKernel prepare_less_equal(const OpContext& ctx);
+PreparedKernel prepare_greater(const OpContext& ctx);
+PreparedKernel prepare_greater_equal(const OpContext& ctx);
+
+
 // Dispatch on the op kind (builtin ops) or the custom code (CUSTOM ops):
 // the op's prepared kernel. Unsupported ops and types fail naming the op
 // and its kind; a custom op that runs on an accelerator is refused as such.

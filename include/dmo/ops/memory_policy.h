@@ -155,6 +155,10 @@ class CheckingMemory {
   // The bytes [offset, offset + bytes) hold `tensor`'s value (graph inputs
   // before the first step).
   void hold(int32_t tensor, int64_t offset, int64_t bytes);
+  // Of the bytes [offset, offset + bytes), those holding `tensor`'s value
+  // hold nothing needed any more (a called subgraph's values once its call
+  // is over: its next call starts afresh).
+  void release(int32_t tensor, int64_t offset, int64_t bytes);
 
   template <typename T>
   T load(const TensorRef& t, int64_t i) {

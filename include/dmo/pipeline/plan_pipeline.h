@@ -41,8 +41,13 @@ struct PlanResult {
   // TFLM scratch buffer (no tensor, in `scratch_buffers` order), with the
   // overlap pairs dmo uses; the tensors of accelerator ops (ethos-u) fixed
   // at the model's offline offsets, which dmo does not move.
+  // On a model of several subgraphs the problem covers them all, as TFLM
+  // plans them (pipeline/scheduled_problem.h): buffers of every subgraph's
+  // tensors (flat indices, subgraph 0 first), time the model timeline's.
   MemoryProblem problem;
-  std::vector<Lifetime> lifetimes; // per tensor of subgraph 0, under `schedule`
+  int32_t planned_subgraphs = 1;    // the figures cover subgraphs 0 .. planned_subgraphs - 1
+  std::vector<int32_t> op_times;    // per op of subgraph 0: its time in `problem` (its index on one subgraph)
+  std::vector<Lifetime> lifetimes;  // per tensor of the problem (flat), under `schedule`
   std::vector<ScratchBuffer> scratch_buffers;  // what TFLM's kernels request, op order
   int32_t accelerator_fixed_buffers = 0;       // buffers of `problem` fixed for accelerator ops
   // What TFLM plans: `problem`'s buffers (no overlap pairs) with the model's
@@ -54,8 +59,8 @@ struct PlanResult {
   Plan tflm_greedy;
   int64_t naive_bytes = 0;
   int64_t lower_bound_bytes = 0;
-  std::vector<int64_t> live_bytes;  // per op
-  int32_t peak_op = -1;             // first op reaching the lower bound
+  std::vector<int64_t> live_bytes;  // per time of `problem` (per op of subgraph 0 on one subgraph)
+  int32_t peak_op = -1;             // first time reaching the lower bound
   int64_t variable_bytes = 0;       // TFLM keeps these in its persistent section
 
   OverlapMethod method = OverlapMethod::kAlgorithmic;

@@ -8,6 +8,7 @@
 
 #include "dmo/model/graph.h"
 #include "dmo/model/lifetime.h"
+#include "dmo/model/model_timeline.h"
 
 namespace dmo {
 
@@ -71,9 +72,16 @@ MemoryProblem build_memory_problem(const Subgraph& subgraph);
 MemoryProblem build_memory_problem(const Subgraph& subgraph, const std::vector<Lifetime>& lifetimes,
                                    int32_t step_count);
 
-// The problem TFLM solves for subgraph 0: as above, with the offsets of the
-// model's OfflineMemoryAllocation (those >= 0) as fixed offsets. TFLM places
-// those tensors exactly there, unchecked, and plans the -1 ones around them.
+// The problem over every subgraph of a model with several, as TFLM's
+// allocator builds it (model/model_timeline.h): a buffer per planned tensor
+// of each subgraph in flat tensor order (`tensor` is the flat index), time
+// the timeline's. For a model of one subgraph, build_memory_problem(main()).
+MemoryProblem build_model_memory_problem(const Graph& graph, const ModelTimeline& timeline);
+
+// The problem TFLM solves: build_model_memory_problem, with the offsets of
+// the model's OfflineMemoryAllocation (those >= 0) as fixed offsets. TFLM
+// places those tensors exactly there, unchecked, and plans the -1 ones
+// around them.
 MemoryProblem build_tflm_memory_problem(const Graph& graph);
 
 // The alignment a buffer's offset needs under a planner whose default is

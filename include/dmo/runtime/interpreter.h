@@ -2,6 +2,17 @@
 // byte arena laid out by a placement: every planned tensor at its offset
 // (or, for a view, inside its base tensor), constants in place, variables in
 // persistent storage. Each op is prepared once; each step evaluates it.
+//
+// Ops that call subgraphs (WHILE, IF, CALL_ONCE: ops/control_flow.h) run
+// the called subgraphs' ops here, through the same memory policy, with the
+// copies between the caller's and the callee's tensors as TFLM makes them.
+// Tensors are numbered flat over all subgraphs, subgraph 0 first
+// (model/model_timeline.h), so subgraph 0's keep their indices; a placement
+// may cover subgraph 0 only (the others then get unshared bytes outside the
+// arena) or every subgraph (a plan of the whole model). The checking policy
+// then counts time as the model timeline does, each op at its time, and a
+// called subgraph's values are released when its call is over, since its
+// next call (the next WHILE iteration) starts afresh.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +22,8 @@
 #include <vector>
 
 #include "dmo/model/graph.h"
+#include "dmo/model/model_timeline.h"
+#include "dmo/ops/control_flow.h"
 #include "dmo/ops/memory_policy.h"
 #include "dmo/ops/op_context.h"
 #include "dmo/ops/prepared_kernel.h"
@@ -42,6 +55,7 @@ class Interpreter {
   // (its inputs must already hold their values).
   void run_op(int32_t op);
   // Writes bytes into a tensor's storage (for feeding one op in tests and tools).
+  // Tensor indices here are flat (subgraph 0's are its own).
   void set_tensor(int32_t tensor, std::span<const uint8_t> bytes);
   // Runs with the checking policy over the whole arena (ops/memory_policy.h):
   // every clobber, contiguous runs within an op merged. Graph inputs hold
@@ -55,9 +69,14 @@ class Interpreter {
   std::vector<uint8_t> tensor_contents(int32_t tensor) const;
   // A tensor's storage; a strided view has none of its own (use tensor_contents).
   std::span<const uint8_t> tensor_bytes(int32_t tensor) const;
+  // An op's context; `op` is a flat op index (subgraph 0's are its own).
   OpContext context(int32_t op) const;
   // The op's prepared kernel (prepared on first use; fails naming the op).
+  // An op that calls subgraphs has none: its call is prepared instead.
   const PreparedKernel& prepared(int32_t op) const;
+  // Prepares every op of every subgraph the model runs (fails naming the first it cannot).
+  void prepare_all() const;
+  const ModelTimeline& timeline() const { return timeline_; }
   const TensorPlacement& placement() const { return placement_; }
   const Schedule& schedule() const { return schedule_; }
 
@@ -66,11 +85,22 @@ class Interpreter {
   const TensorView* view_of(int32_t tensor) const;
   void reset_variables();
   ArenaTenancy arena_tenancy() const;
+  ArenaTenancy whole_model_tenancy() const;
   template <class Memory>
   void eval_step(const ScheduleStep& step, Memory& memory) const;
+  template <class Memory>
+  void eval_op(int32_t op, bool descending, const OutputRegion& region, Memory& memory) const;
+  template <class Memory>
+  void run_subgraph(int32_t subgraph, Memory& memory) const;
+  template <class Memory>
+  class SubgraphCalls;
+  const Tensor& flat_tensor(int32_t t) const;
+  void place_outside_arena();
 
   const Graph& graph_;
   const Subgraph& subgraph_;
+  ModelTimeline timeline_;
+  bool runs_calls_ = false;  // some op calls a subgraph: checking counts time as the model timeline
   TensorPlacement placement_;
   Schedule schedule_;
   std::vector<int32_t> view_index_;          // per tensor: index into schedule_.views, -1 for none
@@ -81,17 +111,26 @@ class Interpreter {
   mutable std::vector<uint8_t> arena_;       // the planned tensors
   mutable std::vector<uint8_t> persistent_;  // variable tensors
   std::vector<int64_t> persistent_offsets_;
+  // Tensors of subgraphs the placement leaves out: bytes of their own.
+  mutable std::vector<uint8_t> outside_;
+  std::vector<int64_t> outside_offsets_;
+  // Per subgraph: its inputs as copies write them, its outputs as copies read them.
+  std::vector<std::vector<TensorRef>> subgraph_inputs_, subgraph_outputs_;
+  mutable std::vector<char> called_once_;  // per flat op: CALL_ONCE has run
   // An op's kernel, prepared once, and the tensor references it runs on.
   struct PreparedOp {
     OpContext context;
     PreparedKernel kernel;
+    bool calls_subgraphs = false;
+    ControlFlowCall call;
   };
   const PreparedOp& prepared_op(int32_t op) const;
   mutable std::vector<PreparedOp> prepared_;  // per op, filled on first use
 };
 
-// Prepares every op of subgraph 0 once: throws dmo::Error naming the first
-// op dmo cannot run (no kernel, unsupported types), before any slow step.
+// Prepares every op of every subgraph the model runs once: throws
+// dmo::Error naming the first op dmo cannot run (no kernel, unsupported
+// types, a bad call between subgraphs), before any slow step.
 void require_kernels(const Graph& graph);
 
 // Runs `op` with the address-only policy: the algorithmic safe overlap of

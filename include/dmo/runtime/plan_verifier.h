@@ -42,8 +42,9 @@ struct VerifyResult {
   std::string describe(const Graph& graph) const;
 };
 
-// One line for a clobber: op, kind, writer, victim and the byte range.
-std::string describe_clobber(const Subgraph& subgraph, const Clobber& clobber);
+// One line for a clobber: op, kind, writer, victim and the byte range (ops
+// and tensors of called subgraphs named with their subgraph).
+std::string describe_clobber(const Graph& graph, const Clobber& clobber);
 // "tensor N 'name' is read by op K (KIND) but no op writes it; ...".
 std::string describe_unwritten_read(const Subgraph& subgraph, const UnwrittenRead& read);
 

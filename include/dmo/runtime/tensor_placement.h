@@ -1,4 +1,7 @@
-// Where each tensor of subgraph 0 lives in the arena.
+// Where each tensor lives in the arena: the tensors of subgraph 0, and, for
+// a plan of a model of several subgraphs, the other subgraphs' tensors after
+// them in flat order (model/model_timeline.h). Tensors of subgraphs the
+// placement leaves out get bytes of their own outside the arena.
 #pragma once
 
 #include <cstdint>
@@ -11,7 +14,7 @@
 namespace dmo {
 
 struct TensorPlacement {
-  std::vector<int64_t> offsets;  // per tensor; -1 = not in the arena
+  std::vector<int64_t> offsets;  // per tensor (flat); -1 = not in the arena
   int64_t arena_size = 0;
   // Ops whose kernels must walk their output descending for this placement
   // to be safe (an output placed above the input it overlaps).
@@ -21,7 +24,8 @@ struct TensorPlacement {
 // Every planned tensor in bytes of its own (16-byte aligned): nothing shared.
 TensorPlacement unshared_placement(const Subgraph& subgraph);
 
-// The offsets a plan gives the buffers of `problem`.
+// The offsets a plan gives the buffers of `problem` (per tensor of
+// `subgraph`, or per flat tensor when the problem covers more).
 TensorPlacement placement_from_plan(const Subgraph& subgraph, const MemoryProblem& problem, const Plan& plan);
 
 }  // namespace dmo

@@ -1,5 +1,6 @@
-// Builds a single-subgraph Graph in code: tensors, constant data and ops in
-// execution order. Used by the model zoo and by tests.
+// Builds a Graph in code: tensors, constant data and ops in execution order,
+// in subgraph 0 unless another subgraph is selected (control flow). Used by
+// the model zoo and by tests.
 #pragma once
 
 #include <cstdint>
@@ -34,6 +35,11 @@ class GraphBuilder {
 
   void add_op(OpKind kind, std::vector<int32_t> inputs, std::vector<int32_t> outputs, OpParams params = NoParams{});
 
+  // Adds an empty subgraph and returns its index; `select` makes later
+  // tensors, ops, inputs and outputs go to subgraph `index`.
+  int32_t add_subgraph(const std::string& name);
+  void select(int32_t index);
+
   void set_inputs(std::vector<int32_t> inputs);
   void set_outputs(std::vector<int32_t> outputs);
 
@@ -43,7 +49,11 @@ class GraphBuilder {
   Graph finish();
 
  private:
+  void check_subgraph(int32_t index) const;
+  Subgraph& current() { return graph_.subgraphs[static_cast<size_t>(current_)]; }
   Graph graph_;
+  int32_t current_ = 0;
+  int32_t next_buffer_ = 1;  // buffer 0 is the empty sentinel
 };
 
 }  // namespace dmo
