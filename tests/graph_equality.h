@@ -55,6 +55,8 @@ inline auto params_fields(const SvdfParams& p) {
   return std::make_tuple(p.rank, p.activation, p.asymmetric_quantize_inputs);
 }
 inline auto params_fields(const GatherParams& p) { return std::make_tuple(p.axis, p.batch_dims); }
+inline auto params_fields(const PackParams& p) { return std::make_tuple(p.values_count, p.axis); }
+inline auto params_fields(const UnpackParams& p) { return std::make_tuple(p.num, p.axis); }
 
 inline bool same_params(const OpParams& a, const OpParams& b) {
   if (a.index() != b.index()) return false;

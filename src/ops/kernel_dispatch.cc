@@ -42,6 +42,10 @@ PreparedKernel prepare_kernel(const OpContext& ctx) {
     case OpKind::kMean: return prepare_mean(ctx);
     case OpKind::kStridedSlice: return prepare_strided_slice(ctx);
     case OpKind::kSvdf: return prepare_svdf(ctx);
+    // Shape and gather ops.
+    case OpKind::kTranspose: return prepare_transpose(ctx);
+    case OpKind::kExpandDims: return prepare_expand_dims(ctx);
+    case OpKind::kGather: return prepare_gather(ctx);
     default: break;
   }
   ctx.fail(fmt::format("dmo has no kernel for this op (builtin code {})", ctx.op->builtin_code));

@@ -194,6 +194,18 @@ inline constexpr auto kParamFields<GatherParams> = std::tuple{
     ScalarField<GatherParams, int32_t>{"batch_dims", 1, &GatherParams::batch_dims, 0},
 };
 
+template <>
+inline constexpr auto kParamFields<PackParams> = std::tuple{
+    ScalarField<PackParams, int32_t>{"values_count", 0, &PackParams::values_count, 0},
+    ScalarField<PackParams, int32_t>{"axis", 1, &PackParams::axis, 0},
+};
+
+template <>
+inline constexpr auto kParamFields<UnpackParams> = std::tuple{
+    ScalarField<UnpackParams, int32_t>{"num", 0, &UnpackParams::num, 0},
+    ScalarField<UnpackParams, int32_t>{"axis", 1, &UnpackParams::axis, 0},
+};
+
 // Calls f(field) for each field of P, in schema order.
 template <class P, class F>
 constexpr void for_each_param_field(F&& f) {
@@ -229,6 +241,9 @@ inline constexpr auto kOpOptions = std::tuple{
     OpOptions<SqueezeParams>{OpKind::kSqueeze, 30, "SqueezeOptions", false},
     OpOptions<StridedSliceParams>{OpKind::kStridedSlice, 32, "StridedSliceOptions", false},
     OpOptions<SplitParams>{OpKind::kSplit, 35, "SplitOptions", true},
+    // Shape and gather ops.
+    OpOptions<PackParams>{OpKind::kPack, 59, "PackOptions", true},
+    OpOptions<UnpackParams>{OpKind::kUnpack, 64, "UnpackOptions", true},
 };
 
 // Calls f(entry) with the options entry of `builtin_code`; false when dmo

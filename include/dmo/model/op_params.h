@@ -96,6 +96,18 @@ struct GatherParams {
   int32_t batch_dims = 0;
 };
 
+// PACK: how many inputs it stacks, and along which output axis.
+struct PackParams {
+  int32_t values_count = 0;
+  int32_t axis = 0;
+};
+
+// UNPACK: how many outputs it splits into, and along which input axis.
+struct UnpackParams {
+  int32_t num = 0;
+  int32_t axis = 0;
+};
+
 // No parameters (activations, PAD, QUANTIZE, ...) or an opaque op.
 struct NoParams {};
 
@@ -103,6 +115,7 @@ using OpParams = std::variant<NoParams, Conv2DParams, DepthwiseConv2DParams, Poo
                               FullyConnectedParams, SoftmaxParams, ConcatenationParams,
                               ElementwiseParams, ReshapeParams, SqueezeParams,
                               ReducerParams, StridedSliceParams, SplitParams, SvdfParams,
-                              GatherParams>;
+                              GatherParams,
+                              PackParams, UnpackParams>;
 
 }  // namespace dmo

@@ -41,6 +41,12 @@ PreparedKernel prepare_mean(const OpContext& ctx);
 PreparedKernel prepare_strided_slice(const OpContext& ctx);
 PreparedKernel prepare_svdf(const OpContext& ctx);
 
+// Shape and gather ops: they walk as the TFLM kernel each mirrors does
+// (PACK input by input, BATCH_TO_SPACE_ND over its input).
+PreparedKernel prepare_transpose(const OpContext& ctx);
+PreparedKernel prepare_expand_dims(const OpContext& ctx);
+PreparedKernel prepare_gather(const OpContext& ctx);
+
 // Dispatch on the op kind: the op's prepared kernel. Unsupported ops and
 // types fail naming the op and its kind.
 PreparedKernel prepare_kernel(const OpContext& ctx);
