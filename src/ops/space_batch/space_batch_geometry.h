@@ -37,10 +37,10 @@ inline SpaceBatchBlocks space_batch_blocks(const OpContext& ctx, const char* edg
   const size_t spatial = input.rank() - 2;
   SpaceBatchBlocks b;
   ctx.require(ctx.input(1).shape() == Shape{static_cast<int32_t>(spatial)},
-              fmt::format("block_shape (input 1) has shape {}, expected [{}]", shape_to_string(ctx.input(1).shape()),
+              fmt::format("block_shape (input 1) has shape {}, expected {}", shape_to_string(ctx.input(1).shape()),
                           spatial));
   ctx.require(ctx.input(2).shape() == Shape{static_cast<int32_t>(spatial), 2},
-              fmt::format("{} (input 2) has shape {}, expected [{}, 2]", edges, shape_to_string(ctx.input(2).shape()),
+              fmt::format("{} (input 2) has shape {}, expected {}x2", edges, shape_to_string(ctx.input(2).shape()),
                           spatial));
   b.block = constant_ints(ctx, 1, "block_shape", /*allow_int64=*/false);
   b.edges = constant_ints(ctx, 2, edges, /*allow_int64=*/false);
