@@ -102,17 +102,19 @@ TEST(CliErrors, AnOpWithoutAKernelIsRefusedNamingTheModelFile) {
   GraphBuilder b("one op without a kernel");
   const int32_t in = b.add_tensor("in", DataType::kFloat32, {1, 4});
   const int32_t out = b.add_tensor("out", DataType::kFloat32, {1, 4});
-  b.add_op(OpKind::kGather, {in}, {out}, GatherParams{});
+  // LSH_PROJECTION: TFLM has no kernel for it either.
+  b.add_op(static_cast<OpKind>(15), {in}, {out});
   b.set_inputs({in});
   b.set_outputs({out});
   const std::vector<uint8_t> bytes = write_tflite(b.finish());
-  const std::string file = temp_path("gather.tflite");
+  const std::string file = temp_path("lsh_projection.tflite");
   std::ofstream(file, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
                                               static_cast<std::streamsize>(bytes.size()));
   for (const char* command : {"run", "verify"}) {
-    expect_refused(run_dmo({command, file}), file + ": op 0 (GATHER): dmo has no kernel for this op");
+    expect_refused(run_dmo({command, file}), file + ": op 0 (LSH_PROJECTION): dmo has no kernel for this op");
     // Refused before planning starts: no planning progress precedes the line.
-    expect_refused(run_dmo({command, file, "--progress"}), file + ": op 0 (GATHER): dmo has no kernel for this op");
+    expect_refused(run_dmo({command, file, "--progress"}),
+                   file + ": op 0 (LSH_PROJECTION): dmo has no kernel for this op");
   }
   std::filesystem::remove(file);
 }

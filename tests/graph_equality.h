@@ -63,6 +63,8 @@ inline auto params_fields(const UnidirectionalSequenceLstmParams& p) {
 inline auto params_fields(const WhileParams& p) { return std::make_tuple(p.cond_subgraph, p.body_subgraph); }
 inline auto params_fields(const IfParams& p) { return std::make_tuple(p.then_subgraph, p.else_subgraph); }
 inline auto params_fields(const CallOnceParams& p) { return std::make_tuple(p.init_subgraph); }
+inline auto params_fields(const PackParams& p) { return std::make_tuple(p.values_count, p.axis); }
+inline auto params_fields(const UnpackParams& p) { return std::make_tuple(p.num, p.axis); }
 
 inline bool same_params(const OpParams& a, const OpParams& b) {
   if (a.index() != b.index()) return false;

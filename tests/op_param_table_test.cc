@@ -128,7 +128,7 @@ TEST(OpParamTable, MatchesTheSchema) {
          ...);
       },
       kOpOptions);
-  EXPECT_EQ(entries, 24);
+  EXPECT_EQ(entries, 26);
 }
 
 TEST(OpParamTable, EveryParamsStructHasAnOpKind) {

@@ -113,6 +113,19 @@ PreparedKernel prepare_kernel(const OpContext& ctx) {
     case OpKind::kLessEqual: return prepare_less_equal(ctx);
     case OpKind::kGreater: return prepare_greater(ctx);
     case OpKind::kGreaterEqual: return prepare_greater_equal(ctx);
+    // Shape and gather ops.
+    case OpKind::kTranspose: return prepare_transpose(ctx);
+    case OpKind::kExpandDims: return prepare_expand_dims(ctx);
+    case OpKind::kGather: return prepare_gather(ctx);
+    case OpKind::kShape: return prepare_shape(ctx);
+    case OpKind::kSlice: return prepare_slice(ctx);
+    case OpKind::kTile: return prepare_tile(ctx);
+    case OpKind::kPack: return prepare_pack(ctx);
+    case OpKind::kUnpack: return prepare_unpack(ctx);
+    case OpKind::kReverseV2: return prepare_reverse_v2(ctx);
+    case OpKind::kGatherNd: return prepare_gather_nd(ctx);
+    case OpKind::kSpaceToBatchNd: return prepare_space_to_batch_nd(ctx);
+    case OpKind::kBatchToSpaceNd: return prepare_batch_to_space_nd(ctx);
     default: break;
   }
   ctx.fail(fmt::format("dmo has no kernel for this op (builtin code {})", ctx.op->builtin_code));

@@ -68,6 +68,18 @@ enum class OpKind : int32_t {
   kIf = 118,
   kWhile = 119,
   kCallOnce = 129,
+  // Shape and gather ops.
+  kBatchToSpaceNd = 37,
+  kSpaceToBatchNd = 38,
+  kTranspose = 39,
+  kSlice = 65,
+  kTile = 69,
+  kExpandDims = 70,
+  kShape = 77,
+  kPack = 83,
+  kUnpack = 88,
+  kReverseV2 = 105,
+  kGatherNd = 107,
 };
 
 // The TFLite name of a builtin code ("CONV_2D"); "BUILTIN_<n>" when unknown.

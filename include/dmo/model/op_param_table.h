@@ -231,6 +231,18 @@ inline constexpr auto kParamFields<CallOnceParams> = std::tuple{
     ScalarField<CallOnceParams, int32_t>{"init_subgraph_index", 0, &CallOnceParams::init_subgraph, 0},
 };
 
+template <>
+inline constexpr auto kParamFields<PackParams> = std::tuple{
+    ScalarField<PackParams, int32_t>{"values_count", 0, &PackParams::values_count, 0},
+    ScalarField<PackParams, int32_t>{"axis", 1, &PackParams::axis, 0},
+};
+
+template <>
+inline constexpr auto kParamFields<UnpackParams> = std::tuple{
+    ScalarField<UnpackParams, int32_t>{"num", 0, &UnpackParams::num, 0},
+    ScalarField<UnpackParams, int32_t>{"axis", 1, &UnpackParams::axis, 0},
+};
+
 // Calls f(field) for each field of P, in schema order.
 template <class P, class F>
 constexpr void for_each_param_field(F&& f) {
@@ -276,6 +288,9 @@ inline constexpr auto kOpOptions = std::tuple{
     OpOptions<IfParams>{OpKind::kIf, 92, "IfOptions", true},
     OpOptions<WhileParams>{OpKind::kWhile, 93, "WhileOptions", true},
     OpOptions<CallOnceParams>{OpKind::kCallOnce, 103, "CallOnceOptions", true},
+    // Shape and gather ops.
+    OpOptions<PackParams>{OpKind::kPack, 59, "PackOptions", true},
+    OpOptions<UnpackParams>{OpKind::kUnpack, 64, "UnpackOptions", true},
 };
 
 // Calls f(entry) with the options entry of `builtin_code`; false when dmo

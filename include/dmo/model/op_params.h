@@ -126,6 +126,18 @@ struct CallOnceParams {
   int32_t init_subgraph = 0;
 };
 
+// PACK: how many inputs it stacks, and along which output axis.
+struct PackParams {
+  int32_t values_count = 0;
+  int32_t axis = 0;
+};
+
+// UNPACK: how many outputs it splits into, and along which input axis.
+struct UnpackParams {
+  int32_t num = 0;
+  int32_t axis = 0;
+};
+
 // No parameters (activations, PAD, QUANTIZE, ...) or an opaque op.
 struct NoParams {};
 
@@ -134,6 +146,6 @@ using OpParams = std::variant<NoParams, Conv2DParams, DepthwiseConv2DParams, Poo
                               ElementwiseParams, ReshapeParams, SqueezeParams,
                               ReducerParams, StridedSliceParams, SplitParams, SvdfParams,
                               GatherParams, LeakyReluParams, UnidirectionalSequenceLstmParams, WhileParams,
-                              IfParams, CallOnceParams>;
+                              IfParams, CallOnceParams, PackParams, UnpackParams>;
 
 }  // namespace dmo

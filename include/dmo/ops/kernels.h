@@ -85,6 +85,20 @@ PreparedKernel prepare_less_equal(const OpContext& ctx);
 PreparedKernel prepare_greater(const OpContext& ctx);
 PreparedKernel prepare_greater_equal(const OpContext& ctx);
 
+// Shape and gather ops: they walk as the TFLM kernel each mirrors does
+// (PACK input by input, BATCH_TO_SPACE_ND over its input).
+PreparedKernel prepare_transpose(const OpContext& ctx);
+PreparedKernel prepare_expand_dims(const OpContext& ctx);
+PreparedKernel prepare_gather(const OpContext& ctx);
+PreparedKernel prepare_shape(const OpContext& ctx);
+PreparedKernel prepare_slice(const OpContext& ctx);
+PreparedKernel prepare_tile(const OpContext& ctx);
+PreparedKernel prepare_pack(const OpContext& ctx);
+PreparedKernel prepare_unpack(const OpContext& ctx);
+PreparedKernel prepare_reverse_v2(const OpContext& ctx);
+PreparedKernel prepare_gather_nd(const OpContext& ctx);
+PreparedKernel prepare_space_to_batch_nd(const OpContext& ctx);
+PreparedKernel prepare_batch_to_space_nd(const OpContext& ctx);
 
 // Dispatch on the op kind (builtin ops) or the custom code (CUSTOM ops):
 // the op's prepared kernel. Unsupported ops and types fail naming the op

@@ -1,0 +1,116 @@
+// GATHER along one axis, mirroring TFLM's gather kernel (GatherPrepare,
+// GatherEval, Gather<InputT, CoordsT>): for each batch, outer index and
+// position, the position is loaded from the indices, checked, and the
+// addressed run of the input (the axes after `axis`) is copied to the next
+// run of the output with one memcpy, here a block copy (ops/block_copy.h):
+// its order is unspecified, so an output over the input allows no overlap
+// (O_s 0), while over the indices it may run ahead of the loads.
+// TFLM runs FLOAT32 and INT8 inputs with INT32 indices. The indices are
+// data, so their range is checked where TFLM checks it, at eval: an index
+// outside the axis stops the op with an error naming it (the reader checks
+// constant indices once, when the model is read; see ops/loaded_index_check.h
+// for a checked run).
+#include <fmt/format.h>
+
+#include <variant>
+
+#include "../element_width.h"
+#include "../loaded_index_check.h"
+#include "../elementwise.h"
+#include "../supported_types.h"
+#include "dmo/error.h"
+#include "dmo/ops/kernels.h"
+
+namespace dmo {
+
+namespace {
+
+struct GatherKernel {
+  int64_t batches = 1, outer = 1, positions = 1, inner = 1;
+  int64_t axis_size = 0;
+  ElementWidth width = ElementWidth::k1;
+  std::string op_label;  // "op 3 (GATHER)", for the eval-time range check
+
+  template <class Memory>
+  void eval(const KernelIO& io, Memory& mem) const {
+    const TensorRef& input = io.input(0);
+    const TensorRef& indices = io.input(1);
+    const TensorRef& output = io.output(0);
+    with_element_width(width, [&]<typename U>() {
+      for (int64_t batch = 0; batch < batches; ++batch) {
+        for (int64_t o = 0; o < outer; ++o) {
+          for (int64_t p = 0; p < positions; ++p) {
+            const int64_t at = batch * positions + p;
+            const int32_t index = mem.template load<int32_t>(indices, at);
+            if (index < 0 || index >= axis_size) {
+              if (clobber_recorded(mem)) continue;  // read after a clobber (ops/loaded_index_check.h)
+              fail_index(index, at);
+            }
+            const int64_t run = (batch * outer + o);
+            mem.template copy<U>(output, (run * positions + p) * inner, input, (run * axis_size + index) * inner,
+                                 inner);
+          }
+        }
+      }
+    });
+  }
+
+  [[noreturn]] void fail_index(int32_t index, int64_t at) const {
+    throw Error(fmt::format("{}: index {} (element {} of input 1) is outside the gathered axis of size {}", op_label,
+                            index, at, axis_size));
+  }
+};
+
+}  // namespace
+
+PreparedKernel prepare_gather(const OpContext& ctx) {
+  require_operand_counts(ctx, 2, 1);
+  const TensorRef& input = ctx.input(0);
+  const TensorRef& indices = ctx.input(1);
+  const TensorRef& output = ctx.output(0);
+  require_type_among(ctx, "indices (input 1)", indices.type(), {DataType::kInt32});
+  require_type_among(ctx, "input", input.type(), {DataType::kFloat32, DataType::kInt8});
+  require_output_type_matches_input(ctx);
+  const auto* params = std::get_if<GatherParams>(&ctx.op->params);
+  const GatherParams p = params ? *params : GatherParams{};
+
+  const int64_t rank = static_cast<int64_t>(input.rank());
+  const int64_t indices_rank = static_cast<int64_t>(indices.rank());
+  const int64_t axis = p.axis < 0 ? p.axis + rank : p.axis;
+  ctx.require(axis >= 0 && axis < rank, fmt::format("axis {} is outside the {}-D input", p.axis, rank));
+  const int64_t batch_dims = p.batch_dims < 0 ? p.batch_dims + indices_rank : p.batch_dims;
+  ctx.require(batch_dims >= 0 && batch_dims < rank && batch_dims <= indices_rank,
+              fmt::format("batch_dims {} is outside 0..{} for a {}-D input and {}-D indices", p.batch_dims,
+                          std::min(rank - 1, indices_rank), rank, indices_rank));
+  ctx.require(batch_dims <= axis, fmt::format("batch_dims {} is beyond axis {}", batch_dims, axis));
+  for (int64_t i = 0; i < batch_dims; ++i) {
+    const auto d = static_cast<size_t>(i);
+    ctx.require(input.dim(d) == indices.dim(d),
+                fmt::format("batch dimension {} is {} in the input but {} in the indices", i, input.dim(d),
+                            indices.dim(d)));
+  }
+
+  GatherKernel k;
+  for (int64_t i = 0; i < batch_dims; ++i) k.batches *= input.dim(static_cast<size_t>(i));
+  for (int64_t i = batch_dims; i < axis; ++i) k.outer *= input.dim(static_cast<size_t>(i));
+  for (int64_t i = axis + 1; i < rank; ++i) k.inner *= input.dim(static_cast<size_t>(i));
+  for (int64_t i = batch_dims; i < indices_rank; ++i) k.positions *= indices.dim(static_cast<size_t>(i));
+  k.axis_size = input.dim(static_cast<size_t>(axis));
+
+  Shape expected;
+  for (int64_t i = 0; i < axis; ++i) expected.push_back(input.dim(static_cast<size_t>(i)));
+  for (int64_t i = batch_dims; i < indices_rank; ++i) expected.push_back(indices.dim(static_cast<size_t>(i)));
+  for (int64_t i = axis + 1; i < rank; ++i) expected.push_back(input.dim(static_cast<size_t>(i)));
+  ctx.require(output.shape() == expected,
+              fmt::format("output shape {} differs from the gathered shape {}", shape_to_string(output.shape()),
+                          shape_to_string(expected)));
+  // With an empty axis every index is out of range: refuse it here, so eval
+  // (and the address-only policy, whose loads read 0) never meets one.
+  ctx.require(k.axis_size > 0 || k.batches * k.outer * k.positions == 0,
+              fmt::format("axis {} of the input is empty, so no index addresses it", axis));
+  k.width = element_width(ctx, input.type());
+  k.op_label = fmt::format("op {} ({})", ctx.op_index, ctx.op->name());
+  return PreparedKernel::of(std::move(k));
+}
+
+}  // namespace dmo
