@@ -55,6 +55,17 @@ inline auto params_fields(const SvdfParams& p) {
   return std::make_tuple(p.rank, p.activation, p.asymmetric_quantize_inputs);
 }
 inline auto params_fields(const GatherParams& p) { return std::make_tuple(p.axis, p.batch_dims); }
+// Matrix and resampling ops.
+inline auto params_fields(const BatchMatMulParams& p) {
+  return std::make_tuple(p.adj_x, p.adj_y, p.asymmetric_quantize_inputs);
+}
+inline auto params_fields(const ResizeBilinearParams& p) { return std::make_tuple(p.align_corners, p.half_pixel_centers); }
+inline auto params_fields(const ResizeNearestNeighborParams& p) {
+  return std::make_tuple(p.align_corners, p.half_pixel_centers);
+}
+inline auto params_fields(const TransposeConvParams& p) {
+  return std::make_tuple(p.padding, p.stride_w, p.stride_h, p.activation);
+}
 
 inline bool same_params(const OpParams& a, const OpParams& b) {
   if (a.index() != b.index()) return false;

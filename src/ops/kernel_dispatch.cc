@@ -42,6 +42,8 @@ PreparedKernel prepare_kernel(const OpContext& ctx) {
     case OpKind::kMean: return prepare_mean(ctx);
     case OpKind::kStridedSlice: return prepare_strided_slice(ctx);
     case OpKind::kSvdf: return prepare_svdf(ctx);
+    // Matrix and resampling ops.
+    case OpKind::kBatchMatMul: return prepare_batch_matmul(ctx);
     default: break;
   }
   ctx.fail(fmt::format("dmo has no kernel for this op (builtin code {})", ctx.op->builtin_code));

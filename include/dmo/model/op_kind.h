@@ -37,6 +37,11 @@ enum class OpKind : int32_t {
   kPadV2 = 60,
   kQuantize = 114,
   kHardSwish = 117,
+  // Matrix and resampling ops.
+  kResizeBilinear = 23,
+  kTransposeConv = 67,
+  kResizeNearestNeighbor = 97,
+  kBatchMatMul = 126,
 };
 
 // The TFLite name of a builtin code ("CONV_2D"); "BUILTIN_<n>" when unknown.

@@ -41,6 +41,9 @@ PreparedKernel prepare_mean(const OpContext& ctx);
 PreparedKernel prepare_strided_slice(const OpContext& ctx);
 PreparedKernel prepare_svdf(const OpContext& ctx);
 
+// Matrix and resampling ops: eval walks the whole output ascending.
+PreparedKernel prepare_batch_matmul(const OpContext& ctx);
+
 // Dispatch on the op kind: the op's prepared kernel. Unsupported ops and
 // types fail naming the op and its kind.
 PreparedKernel prepare_kernel(const OpContext& ctx);

@@ -1,0 +1,290 @@
+// Matrix and resampling kernels: BATCH_MATMUL, RESIZE_BILINEAR,
+// RESIZE_NEAREST_NEIGHBOR and TRANSPOSE_CONV. Hand-computed results per
+// supported type (adj_x/adj_y, broadcast batches, align_corners,
+// half_pixel_centers, rounding and saturation), the algorithmic O_s their
+// TFLM access order gives and that it is tight (no clobber at O_s, one one
+// element beyond), the same pair over random shapes, and the errors for
+// operands they cannot run, through the interpreter and the CLI.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+#include "dmo/error.h"
+#include "dmo/runtime/interpreter.h"
+#include "dmo/tflite/graph_writer.h"
+#include "dmo/zoo/graph_builder.h"
+#include "single_op_overlap.h"
+#include "test_support.h"
+
+namespace dmo {
+namespace {
+
+using test::addresses;
+using test::bytes_of;
+using test::bytes_of_tensor;
+using test::clobbers_at_overlap;
+using test::OneOp;
+using test::per_tensor;
+using test::values_from;
+
+// Runs the graph unshared, checked (no clobber) and direct; both must agree.
+std::vector<uint8_t> run(const OneOp& m, const std::vector<uint8_t>& input) {
+  Interpreter checked(m.graph, unshared_placement(m.graph.main()));
+  checked.set_inputs(input);
+  EXPECT_FALSE(checked.run_checked().has_value());
+  Interpreter direct(m.graph, unshared_placement(m.graph.main()));
+  direct.set_inputs(input);
+  direct.run();
+  const auto bytes = direct.tensor_bytes(m.output);
+  const auto again = checked.tensor_bytes(m.output);
+  EXPECT_TRUE(std::equal(bytes.begin(), bytes.end(), again.begin(), again.end())) << "checking policy differs";
+  return {bytes.begin(), bytes.end()};
+}
+
+template <typename T>
+std::vector<T> run_as(const OneOp& m, const std::vector<uint8_t>& input) {
+  return values_from<T>(run(m, input));
+}
+
+std::string run_error(const OneOp& m) {
+  try {
+    Interpreter interpreter(m.graph, unshared_placement(m.graph.main()));
+    interpreter.set_inputs(std::vector<uint8_t>(static_cast<size_t>(bytes_of_tensor(m, m.input))));
+    interpreter.run();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+#define EXPECT_RUN_ERROR(m, text)                                                  \
+  do {                                                                             \
+    const std::string message = run_error(m);                                     \
+    EXPECT_NE(message.find(text), std::string::npos) << "message: " << message;   \
+  } while (0)
+
+// Random bytes for the op's graph input.
+std::vector<uint8_t> random_input(const OneOp& m, std::mt19937& rng) {
+  std::vector<uint8_t> bytes(static_cast<size_t>(bytes_of_tensor(m, m.input)));
+  for (auto& b : bytes) b = static_cast<uint8_t>(rng() >> 24);
+  return bytes;
+}
+
+// Small floats in [-4, 4): random bytes would be NaNs and infinities.
+std::vector<uint8_t> random_floats(const OneOp& m, std::mt19937& rng) {
+  std::vector<float> values(static_cast<size_t>(bytes_of_tensor(m, m.input) / 4));
+  for (auto& v : values) v = static_cast<float>(static_cast<int>(rng() % 64) - 32) / 8.0f;
+  return bytes_of(values);
+}
+
+// The algorithmic O_s is safe, and one output element more is not.
+void expect_tight_overlap(const OneOp& m, const std::vector<uint8_t>& input, int64_t element) {
+  const int64_t os = addresses(m).safe_overlap();
+  EXPECT_FALSE(clobbers_at_overlap(m, os, input)) << "O_s " << os;
+  if (os + element <= std::min(bytes_of_tensor(m, m.output), bytes_of_tensor(m, m.input))) {
+    EXPECT_TRUE(clobbers_at_overlap(m, os + element, input)) << "O_s " << os;
+  }
+}
+
+// ------------------------------------------------------------ BATCH_MATMUL
+
+struct Operand {
+  DataType type;
+  Shape shape;
+  Quantization quant = {};
+};
+
+OneOp batch_matmul(const Operand& lhs, const Operand& rhs, std::vector<uint8_t> rhs_data, const Operand& out,
+                   bool adj_x = false, bool adj_y = false) {
+  GraphBuilder b("matrix_resize_kernels_test");
+  OneOp m;
+  m.input = b.add_tensor("lhs", lhs.type, lhs.shape, lhs.quant);
+  const int32_t r = b.add_constant("rhs", rhs.type, rhs.shape, std::move(rhs_data), rhs.quant);
+  m.output = b.add_tensor("out", out.type, out.shape, out.quant);
+  b.add_op(OpKind::kBatchMatMul, {m.input, r}, {m.output}, BatchMatMulParams{adj_x, adj_y, false});
+  b.set_inputs({m.input});
+  b.set_outputs({m.output});
+  m.graph = b.finish();
+  return m;
+}
+
+const std::vector<float> kLhs23 = {1, 2, 3, 4, 5, 6};          // [[1,2,3],[4,5,6]]
+const std::vector<float> kRhs32 = {1, -1, 0.5f, 2, -2, 0.25f};  // [[1,-1],[0.5,2],[-2,0.25]]
+// [[1+1-6, -1+4+0.75], [4+2.5-12, -4+10+1.5]]
+const std::vector<float> kProduct22 = {-4.0f, 3.75f, -5.5f, 7.5f};
+
+std::vector<float> transposed(const std::vector<float>& v, int rows, int cols) {
+  std::vector<float> t(v.size());
+  for (int r = 0; r < rows; ++r) {
+    for (int c = 0; c < cols; ++c) t[static_cast<size_t>(c * rows + r)] = v[static_cast<size_t>(r * cols + c)];
+  }
+  return t;
+}
+
+TEST(BatchMatMul, FloatMatchesTheMatrixProductForEveryAdjoint) {
+  const Operand out{DataType::kFloat32, {2, 2}};
+  for (bool adj_x : {false, true}) {
+    for (bool adj_y : {false, true}) {
+      const auto lhs = adj_x ? transposed(kLhs23, 2, 3) : kLhs23;
+      const auto rhs = adj_y ? transposed(kRhs32, 3, 2) : kRhs32;
+      const Shape lhs_shape = adj_x ? Shape{3, 2} : Shape{2, 3};
+      const Shape rhs_shape = adj_y ? Shape{2, 3} : Shape{3, 2};
+      OneOp m = batch_matmul({DataType::kFloat32, lhs_shape}, {DataType::kFloat32, rhs_shape}, bytes_of(rhs), out,
+                             adj_x, adj_y);
+      EXPECT_EQ(run_as<float>(m, bytes_of(lhs)), kProduct22) << "adj_x " << adj_x << " adj_y " << adj_y;
+    }
+  }
+}
+
+TEST(BatchMatMul, BroadcastsBatchesAndFoldsASingleRightBatch) {
+  // lhs [2,2,3] against rhs [1,3,2]: TFLM folds the lhs batches into rows.
+  std::vector<float> lhs = kLhs23;
+  for (float v : kLhs23) lhs.push_back(-v);
+  OneOp folded = batch_matmul({DataType::kFloat32, {2, 2, 3}}, {DataType::kFloat32, {1, 3, 2}}, bytes_of(kRhs32),
+                              {DataType::kFloat32, {2, 2, 2}});
+  std::vector<float> expected = kProduct22;
+  for (float v : kProduct22) expected.push_back(-v);
+  EXPECT_EQ(run_as<float>(folded, bytes_of(lhs)), expected);
+  // lhs [1,2,3] against rhs [2,3,2]: the left operand serves both batches.
+  std::vector<float> rhs = kRhs32;
+  for (float v : kRhs32) rhs.push_back(2 * v);
+  OneOp broadcast = batch_matmul({DataType::kFloat32, {1, 2, 3}}, {DataType::kFloat32, {2, 3, 2}}, bytes_of(rhs),
+                                 {DataType::kFloat32, {2, 2, 2}});
+  expected = kProduct22;
+  for (float v : kProduct22) expected.push_back(2 * v);
+  EXPECT_EQ(run_as<float>(broadcast, bytes_of(kLhs23)), expected);
+}
+
+TEST(BatchMatMul, Int8OffsetsRoundsAndSaturates) {
+  // lhs zero point 1, rhs zero point -2, output scale 2 and zero point 3:
+  // out = round(sum((l - 1) * (r + 2)) / 2) + 3, clamped.
+  const std::vector<int8_t> lhs = {3, 1, 127, -128};  // [[3,1],[127,-128]]
+  const std::vector<int8_t> rhs = {-1, 0, -2, 1};     // [[-1,0],[-2,1]]: r + 2 = [[1,2],[0,3]]
+  OneOp m = batch_matmul({DataType::kInt8, {2, 2}, per_tensor(1.0f, 1)},
+                         {DataType::kInt8, {2, 2}, per_tensor(1.0f, -2)}, bytes_of(rhs),
+                         {DataType::kInt8, {2, 2}, per_tensor(2.0f, 3)});
+  // Row 0: (2*1 + 0*0) = 2 -> 1 + 3 = 4; (2*2 + 0*3) = 4 -> 2 + 3 = 5.
+  // Row 1: 126*1 + (-129)*0 = 126 -> 63 + 3 = 66; 126*2 + (-129)*3 = -135 -> -67.5, a tie TFLite's
+  // doubling high multiply rounds up to -67, + 3 = -64.
+  EXPECT_EQ(run_as<int8_t>(m, bytes_of(lhs)), (std::vector<int8_t>{4, 5, 66, -64}));
+  OneOp saturating = batch_matmul({DataType::kInt8, {1, 2}, per_tensor(1.0f, 0)},
+                                  {DataType::kInt8, {2, 1}, per_tensor(1.0f, 0)}, bytes_of(std::vector<int8_t>{127, 127}),
+                                  {DataType::kInt8, {1, 1}, per_tensor(1.0f, 0)});
+  EXPECT_EQ(run_as<int8_t>(saturating, bytes_of(std::vector<int8_t>{100, -1})), (std::vector<int8_t>{127}));
+}
+
+TEST(BatchMatMul, Int16SumsIn64BitsWithTfliteRounding) {
+  // 3 * 32767 * 32767 = 3221028867 overflows int32; scaled by 2^-17 it is
+  // 24574.50002, rounded to 24575.
+  OneOp m = batch_matmul({DataType::kInt16, {1, 3}, per_tensor(1.0f, 0)}, {DataType::kInt16, {3, 1}, per_tensor(1.0f, 0)},
+                         bytes_of(std::vector<int16_t>{32767, 32767, 32767}),
+                         {DataType::kInt16, {1, 1}, per_tensor(131072.0f, 0)});
+  EXPECT_EQ(run_as<int16_t>(m, bytes_of(std::vector<int16_t>{32767, 32767, 32767})), (std::vector<int16_t>{24575}));
+  // Half rounds up (the 64-bit multiply adds half and shifts): 3 / 2 -> 2, -3 / 2 -> -1.
+  OneOp half = batch_matmul({DataType::kInt16, {2, 1}, per_tensor(1.0f, 0)}, {DataType::kInt16, {1, 1}, per_tensor(1.0f, 0)},
+                            bytes_of(std::vector<int16_t>{1}), {DataType::kInt16, {2, 1}, per_tensor(2.0f, 0)});
+  EXPECT_EQ(run_as<int16_t>(half, bytes_of(std::vector<int16_t>{3, -3})), (std::vector<int16_t>{2, -1}));
+}
+
+TEST(BatchMatMul, OutputRowsFollowTheirLeftRows) {
+  // Each output row is written after its left row is read; a row twice as
+  // wide as the left row can only cover the left operand's start.
+  OneOp m = batch_matmul({DataType::kFloat32, {4, 2}}, {DataType::kFloat32, {2, 4}},
+                         bytes_of(std::vector<float>{1, 2, 3, 4, 5, 6, 7, 8}), {DataType::kFloat32, {4, 4}});
+  const auto input = bytes_of(std::vector<float>{1, -1, 2, -2, 3, -3, 4, -4});
+  EXPECT_GT(addresses(m).safe_overlap(), 0);
+  expect_tight_overlap(m, input, 4);
+  // adj_x reads the whole left operand into its transposed buffer first.
+  OneOp adj = batch_matmul({DataType::kFloat32, {2, 4}}, {DataType::kFloat32, {2, 4}},
+                           bytes_of(std::vector<float>{1, 2, 3, 4, 5, 6, 7, 8}), {DataType::kFloat32, {4, 4}}, true);
+  EXPECT_GE(addresses(adj).safe_overlap(), bytes_of_tensor(adj, adj.input));
+  expect_tight_overlap(adj, input, 4);
+}
+
+TEST(BatchMatMul, SafeOverlapHoldsOverRandomShapes) {
+  std::mt19937 rng(126);
+  for (int trial = 0; trial < 200; ++trial) {
+    const int batches = 1 + static_cast<int>(rng() % 3), rows = 1 + static_cast<int>(rng() % 4);
+    const int depth = 1 + static_cast<int>(rng() % 4), cols = 1 + static_cast<int>(rng() % 5);
+    const bool adj_x = rng() % 2 == 1, adj_y = rng() % 2 == 1, rhs_batched = rng() % 2 == 1;
+    const DataType type = std::array{DataType::kFloat32, DataType::kInt8, DataType::kInt16}[rng() % 3];
+    const Quantization q = type == DataType::kFloat32 ? Quantization{} : per_tensor(0.5f, 0);
+    const Shape lhs = adj_x ? Shape{batches, depth, rows} : Shape{batches, rows, depth};
+    const int rhs_batches = rhs_batched ? batches : 1;
+    const Shape rhs = adj_y ? Shape{rhs_batches, cols, depth} : Shape{rhs_batches, depth, cols};
+    const int64_t element = element_size(type).value();
+    std::vector<uint8_t> rhs_data(static_cast<size_t>(rhs_batches * depth * cols * element), 1);
+    OneOp m = batch_matmul({type, lhs, q}, {type, rhs, q}, rhs_data, {type, {batches, rows, cols}, q}, adj_x, adj_y);
+    expect_tight_overlap(m, type == DataType::kFloat32 ? random_floats(m, rng) : random_input(m, rng), element);
+    if (HasFailure()) {
+      ADD_FAILURE() << "trial " << trial << " lhs " << shape_to_string(lhs) << " rhs " << shape_to_string(rhs);
+      return;
+    }
+  }
+}
+
+TEST(BatchMatMul, RejectsWhatTflmRejects) {
+  const Operand f23{DataType::kFloat32, {2, 3}};
+  EXPECT_RUN_ERROR(batch_matmul(f23, {DataType::kFloat32, {2, 2}}, std::vector<uint8_t>(16), {DataType::kFloat32, {2, 2}}),
+                   "op 0 (BATCH_MATMUL): left operand 2x3 (adj_x false) and right operand 2x2 (adj_y false) differ "
+                   "in depth, 3 vs 2");
+  EXPECT_RUN_ERROR(batch_matmul(f23, {DataType::kFloat32, {3, 2}}, std::vector<uint8_t>(24), {DataType::kFloat32, {2, 3}}),
+                   "op 0 (BATCH_MATMUL): output 2x3 should be 2x2");
+  EXPECT_RUN_ERROR(batch_matmul({DataType::kFloat32, {3}}, {DataType::kFloat32, {3, 2}}, std::vector<uint8_t>(24),
+                                {DataType::kFloat32, {2}}),
+                   "op 0 (BATCH_MATMUL): left operand 3 must have 2 to 5 dimensions");
+  EXPECT_RUN_ERROR(batch_matmul({DataType::kFloat32, {2, 2, 3}}, {DataType::kFloat32, {3, 3, 2}},
+                                std::vector<uint8_t>(72), {DataType::kFloat32, {3, 2, 2}}),
+                   "op 0 (BATCH_MATMUL): batch dimensions of 2x2x3 and 3x3x2 do not broadcast");
+  EXPECT_RUN_ERROR(batch_matmul({DataType::kInt32, {2, 3}}, {DataType::kInt32, {3, 2}}, std::vector<uint8_t>(24),
+                                {DataType::kInt32, {2, 2}}),
+                   "op 0 (BATCH_MATMUL): left operand type INT32 is not supported; supported: FLOAT32, INT8, INT16");
+  EXPECT_RUN_ERROR(batch_matmul(f23, {DataType::kInt8, {3, 2}, per_tensor(1, 0)}, std::vector<uint8_t>(6),
+                                {DataType::kFloat32, {2, 2}}),
+                   "op 0 (BATCH_MATMUL): right operand type INT8 differs from left operand type FLOAT32");
+  EXPECT_RUN_ERROR(batch_matmul({DataType::kInt16, {1, 1}, per_tensor(1, 1)}, {DataType::kInt16, {1, 1}, per_tensor(1, 0)},
+                                std::vector<uint8_t>(2), {DataType::kInt16, {1, 1}, per_tensor(1, 0)}),
+                   "op 0 (BATCH_MATMUL): INT16 operands and output must have zero point 0");
+  EXPECT_RUN_ERROR(batch_matmul({DataType::kInt8, {1, 1}}, {DataType::kInt8, {1, 1}, per_tensor(1, 0)},
+                                std::vector<uint8_t>(1), {DataType::kInt8, {1, 1}, per_tensor(1, 0)}),
+                   "op 0 (BATCH_MATMUL): left operand (INT8) needs one quantization scale");
+  // A third input.
+  GraphBuilder b("matrix_resize_kernels_test");
+  OneOp three;
+  three.input = b.add_tensor("lhs", DataType::kFloat32, {1, 1});
+  three.output = b.add_tensor("out", DataType::kFloat32, {1, 1});
+  b.add_op(OpKind::kBatchMatMul, {three.input, three.input, three.input}, {three.output}, BatchMatMulParams{});
+  b.set_inputs({three.input});
+  b.set_outputs({three.output});
+  three.graph = b.finish();
+  EXPECT_RUN_ERROR(three, "op 0 (BATCH_MATMUL): expected 2 input(s), got 3");
+}
+
+TEST(BatchMatMul, CliRunRejectsABadModelWithOneLineAndExit2) {
+  OneOp m = batch_matmul({DataType::kFloat32, {2, 3}}, {DataType::kFloat32, {2, 2}}, std::vector<uint8_t>(16),
+                         {DataType::kFloat32, {2, 2}});
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("dmo_matrix_" + std::to_string(::getpid()) + ".tflite")).string();
+  {
+    const std::vector<uint8_t> bytes = write_tflite(m.graph);
+    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
+                                                static_cast<std::streamsize>(bytes.size()));
+  }
+  const auto r = test::run_dmo({"run", path});
+  std::remove(path.c_str());
+  EXPECT_EQ(r.exit_status, 2) << r.err;
+  EXPECT_NE(r.err.find("op 0 (BATCH_MATMUL): left operand 2x3 (adj_x false) and right operand 2x2"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+}  // namespace
+}  // namespace dmo
