@@ -286,5 +286,173 @@ TEST(BatchMatMul, CliRunRejectsABadModelWithOneLineAndExit2) {
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
 }
 
+// ------------------------------------------------------------------ RESIZE
+
+OneOp resize(OpKind kind, DataType type, const Shape& in, int32_t height, int32_t width, bool align_corners,
+             bool half_pixel_centers, Quantization q = {}, Shape out = {}) {
+  GraphBuilder b("matrix_resize_kernels_test");
+  OneOp m;
+  m.input = b.add_tensor("input", type, in, q);
+  const int32_t size = b.add_constant_values<int32_t>("size", DataType::kInt32, {2}, {height, width});
+  if (out.empty()) out = {in[0], height, width, in[3]};
+  m.output = b.add_tensor("output", type, out, q);
+  const OpParams params = kind == OpKind::kResizeBilinear
+                              ? OpParams{ResizeBilinearParams{align_corners, half_pixel_centers}}
+                              : OpParams{ResizeNearestNeighborParams{align_corners, half_pixel_centers}};
+  b.add_op(kind, {m.input, size}, {m.output}, params);
+  b.set_inputs({m.input});
+  b.set_outputs({m.output});
+  m.graph = b.finish();
+  return m;
+}
+
+TEST(ResizeBilinear, FloatInterpolatesWithEachCoordinateMode) {
+  const auto in = bytes_of(std::vector<float>{2, 4});
+  auto widen = [&](bool align, bool half) {
+    return run_as<float>(resize(OpKind::kResizeBilinear, DataType::kFloat32, {1, 1, 2, 1}, 1, 4, align, half), in);
+  };
+  // Source x = out * 0.5: 0, 0.5, 1, 1.5 (the last clamped to the edge).
+  EXPECT_EQ(widen(false, false), (std::vector<float>{2, 3, 4, 4}));
+  // Half-pixel centres: (x + 0.5) * 0.5 - 0.5 = -0.25, 0.25, 0.75, 1.25;
+  // the first keeps its negative fraction as TFLite does: 2 * 1.25 + 2 * -0.25.
+  EXPECT_EQ(widen(false, true), (std::vector<float>{2, 2.5f, 3.5f, 4}));
+  // Corners aligned: x / 3.
+  const std::vector<float> aligned = widen(true, false);
+  ASSERT_EQ(aligned.size(), 4u);
+  EXPECT_FLOAT_EQ(aligned[1], 2.0f + 2.0f / 3.0f);
+  EXPECT_FLOAT_EQ(aligned[2], 2.0f + 4.0f / 3.0f);
+  EXPECT_EQ(aligned[3], 4.0f);
+}
+
+TEST(ResizeBilinear, FloatNegativeZeroBecomesPositiveAsTfliteAddsItsRoundingOffset) {
+  const auto out = run(resize(OpKind::kResizeBilinear, DataType::kFloat32, {1, 1, 1, 1}, 1, 1, false, false),
+                       bytes_of(std::vector<float>{-0.0f}));
+  EXPECT_EQ(out, bytes_of(std::vector<float>{0.0f}));
+}
+
+TEST(ResizeBilinear, Int8InterpolatesInFixedPointRoundingHalfAwayFromZero) {
+  auto widen = [](std::vector<int8_t> in) {
+    return run_as<int8_t>(resize(OpKind::kResizeBilinear, DataType::kInt8, {1, 1, 2, 1}, 1, 4, false, false,
+                                 per_tensor(0.5f, 0)),
+                          bytes_of(in));
+  };
+  // The midpoint of -128 and 127 is -0.5: rounds to -1; of 0 and 1, 0.5: 1.
+  EXPECT_EQ(widen({-128, 127}), (std::vector<int8_t>{-128, -1, 127, 127}));
+  EXPECT_EQ(widen({0, 1}), (std::vector<int8_t>{0, 1, 1, 1}));
+  // 2x2 -> 3x3 with corners aligned: the centre averages all four.
+  const auto grid = run_as<int8_t>(resize(OpKind::kResizeBilinear, DataType::kInt8, {1, 2, 2, 1}, 3, 3, true, false,
+                                          per_tensor(0.5f, 0)),
+                                   bytes_of(std::vector<int8_t>{0, 10, 20, 40}));
+  EXPECT_EQ(grid, (std::vector<int8_t>{0, 5, 10, 10, 18, 25, 20, 30, 40}));
+}
+
+TEST(ResizeBilinear, UpsamplingReadsAheadOfItsWrites) {
+  OneOp m = resize(OpKind::kResizeBilinear, DataType::kFloat32, {1, 4, 4, 2}, 8, 8, false, false);
+  std::mt19937 rng(23);
+  const auto input = random_floats(m, rng);
+  EXPECT_GT(addresses(m).safe_overlap(), 0);
+  expect_tight_overlap(m, input, 4);
+}
+
+TEST(ResizeNearestNeighbor, CopiesTheNearestPixelForEachCoordinateMode) {
+  const auto in = bytes_of(std::vector<int8_t>{10, 20, 30});
+  auto widen = [&](bool align, bool half) {
+    return run_as<int8_t>(resize(OpKind::kResizeNearestNeighbor, DataType::kInt8, {1, 1, 3, 1}, 1, 5, align, half,
+                                 per_tensor(1.0f, 0)),
+                          in);
+  };
+  EXPECT_EQ(widen(false, false), (std::vector<int8_t>{10, 10, 20, 20, 30}));  // floor(x * 0.6)
+  EXPECT_EQ(widen(true, false), (std::vector<int8_t>{10, 20, 20, 30, 30}));   // round(x * 0.5), half away
+  EXPECT_EQ(widen(false, true), (std::vector<int8_t>{10, 10, 20, 30, 30}));   // floor((x + 0.5) * 0.6)
+}
+
+TEST(ResizeNearestNeighbor, CopiesWholePixelsOfEveryType) {
+  const std::vector<float> f = {1.5f, -2.0f, 3.0f, -4.0f};  // two pixels of depth 2
+  EXPECT_EQ(run_as<float>(resize(OpKind::kResizeNearestNeighbor, DataType::kFloat32, {1, 1, 2, 2}, 2, 4, false, false),
+                          bytes_of(f)),
+            (std::vector<float>{1.5f, -2, 1.5f, -2, 3, -4, 3, -4, 1.5f, -2, 1.5f, -2, 3, -4, 3, -4}));
+  const std::vector<int16_t> s = {-32768, 32767};
+  EXPECT_EQ(run_as<int16_t>(resize(OpKind::kResizeNearestNeighbor, DataType::kInt16, {1, 2, 1, 1}, 4, 1, false, false,
+                                   per_tensor(1.0f, 0)),
+                            bytes_of(s)),
+            (std::vector<int16_t>{-32768, -32768, 32767, 32767}));
+  const std::vector<uint8_t> u = {200, 7};
+  EXPECT_EQ(run(resize(OpKind::kResizeNearestNeighbor, DataType::kUInt8, {1, 1, 2, 1}, 1, 1, false, false,
+                       per_tensor(1.0f, 128)),
+                u),
+            (std::vector<uint8_t>{200}));
+}
+
+TEST(ResizeNearestNeighbor, MemcpyPerPixelGivesNoAlgorithmicOverlap) {
+  // The address-only policy cannot order a block copy's bytes, so any copy
+  // from the input to the output gives O_s 0 (ops/memory_policy.h), though
+  // upsampling copies each pixel before the writes reach it: the checked
+  // run tolerates an overlap the algorithmic O_s does not claim.
+  OneOp m = resize(OpKind::kResizeNearestNeighbor, DataType::kInt8, {1, 3, 3, 4}, 6, 6, false, true,
+                   per_tensor(1.0f, 0));
+  std::mt19937 rng(97);
+  const auto input = random_input(m, rng);
+  EXPECT_EQ(addresses(m).safe_overlap(), 0);
+  EXPECT_FALSE(clobbers_at_overlap(m, 0, input));
+  EXPECT_FALSE(clobbers_at_overlap(m, 4, input));
+}
+
+TEST(Resize, SafeOverlapHoldsOverRandomShapes) {
+  std::mt19937 rng(2397);
+  for (int trial = 0; trial < 300; ++trial) {
+    const bool bilinear = rng() % 2 == 1;
+    const OpKind kind = bilinear ? OpKind::kResizeBilinear : OpKind::kResizeNearestNeighbor;
+    const DataType type = bilinear ? std::array{DataType::kFloat32, DataType::kInt8}[rng() % 2]
+                                   : std::array{DataType::kFloat32, DataType::kInt8, DataType::kInt16}[rng() % 3];
+    const int32_t batches = 1 + static_cast<int32_t>(rng() % 2), depth = 1 + static_cast<int32_t>(rng() % 3);
+    const int32_t in_h = 1 + static_cast<int32_t>(rng() % 4), in_w = 1 + static_cast<int32_t>(rng() % 4);
+    const int32_t out_h = 1 + static_cast<int32_t>(rng() % 8), out_w = 1 + static_cast<int32_t>(rng() % 8);
+    const int mode = static_cast<int>(rng() % 3);  // plain, align_corners, half_pixel_centers
+    const Quantization q = type == DataType::kFloat32 ? Quantization{} : per_tensor(1.0f, 0);
+    OneOp m = resize(kind, type, {batches, in_h, in_w, depth}, out_h, out_w, mode == 1, mode == 2, q);
+    const int64_t element = element_size(type).value();
+    const auto input = type == DataType::kFloat32 ? random_floats(m, rng) : random_input(m, rng);
+    if (bilinear) {
+      expect_tight_overlap(m, input, element);
+    } else {
+      // Block copies: O_s 0, always safe (see above).
+      EXPECT_EQ(addresses(m).safe_overlap(), 0);
+      EXPECT_FALSE(clobbers_at_overlap(m, 0, input));
+    }
+    if (HasFailure()) {
+      ADD_FAILURE() << "trial " << trial << " " << builtin_op_name(static_cast<int32_t>(kind)) << " " << in_h << "x"
+                    << in_w << " -> " << out_h << "x" << out_w << " mode " << mode;
+      return;
+    }
+  }
+}
+
+TEST(Resize, RejectsWhatTflmRejects) {
+  for (OpKind kind : {OpKind::kResizeBilinear, OpKind::kResizeNearestNeighbor}) {
+    const std::string op = "op 0 (" + builtin_op_name(static_cast<int32_t>(kind)) + "): ";
+    EXPECT_RUN_ERROR(resize(kind, DataType::kFloat32, {1, 2, 2, 1}, 4, 4, true, true),
+                     op + "align_corners and half_pixel_centers cannot both be set");
+    EXPECT_RUN_ERROR(resize(kind, DataType::kFloat32, {1, 2, 2, 1}, 4, 4, false, false, {}, {1, 4, 3, 1}),
+                     op + "output 1x4x3x1 should be 1x4x4x1 (input 1x2x2x1, size 4x4)");
+    EXPECT_RUN_ERROR(resize(kind, DataType::kFloat32, {1, 2, 2, 1}, 0, 4, false, false, {}, {1, 0, 4, 1}),
+                     op + "size 0x4 must be positive");
+    EXPECT_RUN_ERROR(resize(kind, DataType::kInt32, {1, 2, 2, 1}, 4, 4, false, false),
+                     op + "input type INT32 is not supported");
+    GraphBuilder b("matrix_resize_kernels_test");
+    OneOp bad;
+    bad.input = b.add_tensor("input", DataType::kFloat32, {2, 2, 1});
+    const int32_t size = b.add_constant_values<int32_t>("size", DataType::kInt32, {2}, {4, 4});
+    bad.output = b.add_tensor("output", DataType::kFloat32, {4, 4, 1});
+    b.add_op(kind, {bad.input, size}, {bad.output});
+    b.set_inputs({bad.input});
+    b.set_outputs({bad.output});
+    bad.graph = b.finish();
+    EXPECT_RUN_ERROR(bad, op + "input 2x2x1 must have 4 dimensions");
+  }
+  EXPECT_RUN_ERROR(resize(OpKind::kResizeBilinear, DataType::kInt16, {1, 2, 2, 1}, 4, 4, false, false,
+                          per_tensor(1.0f, 0)),
+                   "op 0 (RESIZE_BILINEAR): input type INT16 is not supported; supported: FLOAT32, INT8");
+}
+
 }  // namespace
 }  // namespace dmo

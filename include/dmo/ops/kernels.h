@@ -43,6 +43,8 @@ PreparedKernel prepare_svdf(const OpContext& ctx);
 
 // Matrix and resampling ops: eval walks the whole output ascending.
 PreparedKernel prepare_batch_matmul(const OpContext& ctx);
+PreparedKernel prepare_resize_bilinear(const OpContext& ctx);
+PreparedKernel prepare_resize_nearest_neighbor(const OpContext& ctx);
 
 // Dispatch on the op kind: the op's prepared kernel. Unsupported ops and
 // types fail naming the op and its kind.
