@@ -454,5 +454,211 @@ TEST(Resize, RejectsWhatTflmRejects) {
                    "op 0 (RESIZE_BILINEAR): input type INT16 is not supported; supported: FLOAT32, INT8");
 }
 
+// ---------------------------------------------------------- TRANSPOSE_CONV
+
+struct TransposeConvCase {
+  DataType type = DataType::kFloat32;
+  DataType filter_type = DataType::kFloat32;
+  Shape input, filter, output;
+  std::vector<uint8_t> filter_data;
+  DataType bias_type = DataType::kFloat32;
+  std::vector<uint8_t> bias_data;  // empty: no bias
+  TransposeConvParams params{Padding::kValid, 1, 1, Activation::kNone};
+  Quantization input_quant, filter_quant, output_quant;
+};
+
+OneOp transpose_conv(const TransposeConvCase& c) {
+  GraphBuilder b("matrix_resize_kernels_test");
+  OneOp m;
+  const std::vector<int32_t> dims(c.output.begin(), c.output.end());
+  const int32_t shape = b.add_constant_values<int32_t>("output_shape", DataType::kInt32, {4}, dims);
+  const int32_t filter = b.add_constant("filter", c.filter_type, c.filter, c.filter_data, c.filter_quant);
+  m.input = b.add_tensor("input", c.type, c.input, c.input_quant);
+  std::vector<int32_t> inputs = {shape, filter, m.input};
+  if (!c.bias_data.empty()) {
+    const int64_t count = static_cast<int64_t>(c.bias_data.size()) / element_size(c.bias_type).value();
+    inputs.push_back(b.add_constant("bias", c.bias_type, {static_cast<int32_t>(count)}, c.bias_data));
+  }
+  m.output = b.add_tensor("output", c.type, c.output, c.output_quant);
+  b.add_op(OpKind::kTransposeConv, inputs, {m.output}, c.params);
+  b.set_inputs({m.input});
+  b.set_outputs({m.output});
+  m.graph = b.finish();
+  return m;
+}
+
+// 2x2 input, 2x2 filter [1, 2; 3, 4], stride 2, VALID: each input pixel
+// paints its own 2x2 block of the 4x4 output.
+TransposeConvCase float_blocks() {
+  TransposeConvCase c;
+  c.input = {1, 2, 2, 1};
+  c.filter = {1, 2, 2, 1};
+  c.output = {1, 4, 4, 1};
+  c.filter_data = bytes_of(std::vector<float>{1, 2, 3, 4});
+  c.params = {Padding::kValid, 2, 2, Activation::kNone};
+  return c;
+}
+
+TEST(TransposeConv, FloatScattersEachInputOverItsWindow) {
+  TransposeConvCase c = float_blocks();
+  const auto input = bytes_of(std::vector<float>{1, 2, 3, 4});
+  EXPECT_EQ(run_as<float>(transpose_conv(c), input),
+            (std::vector<float>{1, 2, 2, 4, 3, 4, 6, 8, 3, 6, 4, 8, 9, 12, 12, 16}));
+  c.bias_data = bytes_of(std::vector<float>{0.5f});
+  c.params.activation = Activation::kRelu6;
+  EXPECT_EQ(run_as<float>(transpose_conv(c), input),
+            (std::vector<float>{1.5f, 2.5f, 2.5f, 4.5f, 3.5f, 4.5f, 6, 6, 3.5f, 6, 4.5f, 6, 6, 6, 6, 6}));
+}
+
+TEST(TransposeConv, FloatSumsOverlappingWindowsWithSamePadding) {
+  // 1-D: input [1, 2, 3], filter [1, 10, 100], stride 1, SAME (pad 1):
+  // out[x] = sum over in[i] * f[x - i + 1].
+  TransposeConvCase c;
+  c.input = {1, 1, 3, 1};
+  c.filter = {1, 1, 3, 1};
+  c.output = {1, 1, 3, 1};
+  c.filter_data = bytes_of(std::vector<float>{1, 10, 100});
+  c.params = {Padding::kSame, 1, 1, Activation::kNone};
+  EXPECT_EQ(run_as<float>(transpose_conv(c), bytes_of(std::vector<float>{1, 2, 3})),
+            (std::vector<float>{1 * 10 + 2 * 1, 1 * 100 + 2 * 10 + 3 * 1, 2 * 100 + 3 * 10}));
+}
+
+TEST(TransposeConv, Int8RequantizesPerChannel) {
+  // Input zero point 2; filter channels with scales 1 and 0.25; output scale
+  // 1, zero point -1; bias 1 and 0: channel 0: (10 - 2) * 3 + 1 = 25 -> 12.5
+  // rounds to 13, - 1 = 12; channel 1: 8 * -100 = -800 * 0.25 = -200 -> -128.
+  TransposeConvCase c;
+  c.type = DataType::kInt8;
+  c.filter_type = DataType::kInt8;
+  c.input = {1, 1, 1, 1};
+  c.filter = {2, 1, 1, 1};
+  c.output = {1, 1, 1, 2};
+  c.filter_data = bytes_of(std::vector<int8_t>{3, -100});
+  c.bias_type = DataType::kInt32;
+  c.bias_data = bytes_of(std::vector<int32_t>{1, 0});
+  c.input_quant = per_tensor(0.5f, 2);
+  c.filter_quant = Quantization{{1.0f, 0.5f}, {0, 0}, 0};
+  c.output_quant = per_tensor(1.0f, -1);
+  EXPECT_EQ(run_as<int8_t>(transpose_conv(c), bytes_of(std::vector<int8_t>{10})), (std::vector<int8_t>{12, -128}));
+}
+
+TEST(TransposeConv, Int16UsesInt64SumsAndWidensAnInt16Bias) {
+  TransposeConvCase c;
+  c.type = DataType::kInt16;
+  c.filter_type = DataType::kInt8;
+  c.input = {1, 1, 1, 1};
+  c.filter = {2, 1, 1, 1};
+  c.output = {1, 1, 1, 2};
+  c.filter_data = bytes_of(std::vector<int8_t>{3, 127});
+  c.bias_type = DataType::kInt64;
+  c.bias_data = bytes_of(std::vector<int64_t>{7, 0});
+  c.input_quant = per_tensor(1.0f, 0);
+  c.filter_quant = Quantization{{1.0f, 1.0f}, {0, 0}, 0};
+  c.output_quant = per_tensor(2.0f, 0);
+  // 1000 * 3 + 7 = 3007 / 2 = 1503.5 -> 1504; 1000 * 127 / 2 = 63500 -> 32767.
+  EXPECT_EQ(run_as<int16_t>(transpose_conv(c), bytes_of(std::vector<int16_t>{1000})),
+            (std::vector<int16_t>{1504, 32767}));
+  c.bias_type = DataType::kInt16;
+  c.bias_data = bytes_of(std::vector<int16_t>{7, 0});
+  EXPECT_EQ(run_as<int16_t>(transpose_conv(c), bytes_of(std::vector<int16_t>{1000})),
+            (std::vector<int16_t>{1504, 32767}));
+}
+
+TEST(TransposeConv, FloatZeroesItsOutputFirstAndQuantizedWritesItLast) {
+  TransposeConvCase f = float_blocks();
+  OneOp float_op = transpose_conv(f);
+  EXPECT_EQ(addresses(float_op).safe_overlap(), 0);
+  expect_tight_overlap(float_op, bytes_of(std::vector<float>{1, 2, 3, 4}), 4);
+  TransposeConvCase q = f;
+  q.type = DataType::kInt8;
+  q.filter_type = DataType::kInt8;
+  q.filter_data = bytes_of(std::vector<int8_t>{1, 2, 3, 4});
+  q.input_quant = per_tensor(1.0f, 0);
+  q.filter_quant = per_tensor(1.0f, 0);
+  q.output_quant = per_tensor(1.0f, 0);
+  OneOp int8_op = transpose_conv(q);
+  // Every input byte is read before the first output byte is written.
+  EXPECT_GE(addresses(int8_op).safe_overlap(), bytes_of_tensor(int8_op, int8_op.input));
+  expect_tight_overlap(int8_op, bytes_of(std::vector<int8_t>{1, 2, 3, 4}), 1);
+}
+
+TEST(TransposeConv, SafeOverlapHoldsOverRandomShapes) {
+  std::mt19937 rng(67);
+  for (int trial = 0; trial < 200; ++trial) {
+    TransposeConvCase c;
+    const int kind = static_cast<int>(rng() % 3);
+    c.type = std::array{DataType::kFloat32, DataType::kInt8, DataType::kInt16}[kind];
+    c.filter_type = kind == 0 ? DataType::kFloat32 : DataType::kInt8;
+    const int32_t in_h = 1 + static_cast<int32_t>(rng() % 3), in_w = 1 + static_cast<int32_t>(rng() % 3);
+    const int32_t in_d = 1 + static_cast<int32_t>(rng() % 2), out_d = 1 + static_cast<int32_t>(rng() % 3);
+    const int32_t k = 1 + static_cast<int32_t>(rng() % 3), stride = 1 + static_cast<int32_t>(rng() % 2);
+    const Padding padding = rng() % 2 == 1 ? Padding::kSame : Padding::kValid;
+    const int32_t out_h = padding == Padding::kSame ? in_h * stride : (in_h - 1) * stride + k;
+    const int32_t out_w = padding == Padding::kSame ? in_w * stride : (in_w - 1) * stride + k;
+    c.input = {1, in_h, in_w, in_d};
+    c.filter = {out_d, k, k, in_d};
+    c.output = {1, out_h, out_w, out_d};
+    const int64_t filter_elements = int64_t{out_d} * k * k * in_d;
+    c.filter_data = kind == 0 ? bytes_of(std::vector<float>(static_cast<size_t>(filter_elements), 0.5f))
+                              : std::vector<uint8_t>(static_cast<size_t>(filter_elements), 3);
+    c.params = {padding, stride, stride, Activation::kNone};
+    if (kind != 0) {
+      c.input_quant = per_tensor(1.0f, 0);
+      c.filter_quant = per_tensor(1.0f, 0);
+      c.output_quant = per_tensor(1.0f, 0);
+    }
+    OneOp m = transpose_conv(c);
+    const int64_t element = element_size(c.type).value();
+    expect_tight_overlap(m, kind == 0 ? random_floats(m, rng) : random_input(m, rng), element);
+    if (HasFailure()) {
+      ADD_FAILURE() << "trial " << trial << " input " << shape_to_string(c.input) << " filter "
+                    << shape_to_string(c.filter) << " stride " << stride;
+      return;
+    }
+  }
+}
+
+TEST(TransposeConv, RejectsWhatTflmRejects) {
+  const std::string op = "op 0 (TRANSPOSE_CONV): ";
+  TransposeConvCase c = float_blocks();
+  c.output = {1, 4, 4, 2};
+  EXPECT_RUN_ERROR(transpose_conv(c), op + "output 1x4x4x2 has depth 2 but filter 1x2x2x1 gives 1");
+  c = float_blocks();
+  c.input = {1, 2, 2, 3};
+  EXPECT_RUN_ERROR(transpose_conv(c), op + "input 1x2x2x3 has depth 3 but filter 1x2x2x1 takes 1");
+  c = float_blocks();
+  c.bias_data = bytes_of(std::vector<float>{1, 2});
+  EXPECT_RUN_ERROR(transpose_conv(c), op + "bias has 2 elements for 1 output channels");
+  c = float_blocks();
+  c.bias_type = DataType::kInt32;
+  c.bias_data = bytes_of(std::vector<int32_t>{1});
+  EXPECT_RUN_ERROR(transpose_conv(c), op + "bias with FLOAT32 input type INT32 is not supported; supported: FLOAT32");
+  c = float_blocks();
+  c.type = DataType::kInt16;
+  c.filter_type = DataType::kInt16;
+  c.filter_data = std::vector<uint8_t>(8);
+  c.input_quant = c.filter_quant = c.output_quant = per_tensor(1.0f, 0);
+  EXPECT_RUN_ERROR(transpose_conv(c), op + "filter type INT16 with INT16 input is not supported; it must be INT8");
+  c.type = DataType::kInt32;
+  EXPECT_RUN_ERROR(transpose_conv(c), op + "input type INT32 is not supported; supported: FLOAT32, INT8, INT16");
+  c = float_blocks();
+  c.type = DataType::kInt8;
+  c.filter_type = DataType::kInt8;
+  c.filter_data = std::vector<uint8_t>(4);
+  c.input_quant = per_tensor(1.0f, 0);
+  c.output_quant = per_tensor(1.0f, 0);
+  c.filter_quant = Quantization{{1.0f, 1.0f, 1.0f}, {0, 0, 0}, 0};
+  EXPECT_RUN_ERROR(transpose_conv(c), op + "filter has 3 scales for 1 output channels");
+  GraphBuilder b("matrix_resize_kernels_test");
+  OneOp two;
+  two.input = b.add_tensor("input", DataType::kFloat32, {1, 1, 1, 1});
+  two.output = b.add_tensor("output", DataType::kFloat32, {1, 1, 1, 1});
+  b.add_op(OpKind::kTransposeConv, {two.input, two.input}, {two.output}, TransposeConvParams{});
+  b.set_inputs({two.input});
+  b.set_outputs({two.output});
+  two.graph = b.finish();
+  EXPECT_RUN_ERROR(two, op + "expected 3 or 4 inputs (output_shape, filter, input[, bias]), got 2");
+}
+
 }  // namespace
 }  // namespace dmo

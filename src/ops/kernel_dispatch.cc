@@ -46,6 +46,7 @@ PreparedKernel prepare_kernel(const OpContext& ctx) {
     case OpKind::kBatchMatMul: return prepare_batch_matmul(ctx);
     case OpKind::kResizeBilinear: return prepare_resize_bilinear(ctx);
     case OpKind::kResizeNearestNeighbor: return prepare_resize_nearest_neighbor(ctx);
+    case OpKind::kTransposeConv: return prepare_transpose_conv(ctx);
     default: break;
   }
   ctx.fail(fmt::format("dmo has no kernel for this op (builtin code {})", ctx.op->builtin_code));

@@ -45,6 +45,7 @@ PreparedKernel prepare_svdf(const OpContext& ctx);
 PreparedKernel prepare_batch_matmul(const OpContext& ctx);
 PreparedKernel prepare_resize_bilinear(const OpContext& ctx);
 PreparedKernel prepare_resize_nearest_neighbor(const OpContext& ctx);
+PreparedKernel prepare_transpose_conv(const OpContext& ctx);
 
 // Dispatch on the op kind: the op's prepared kernel. Unsupported ops and
 // types fail naming the op and its kind.
