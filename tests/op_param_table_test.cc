@@ -128,7 +128,7 @@ TEST(OpParamTable, MatchesTheSchema) {
          ...);
       },
       kOpOptions);
-  EXPECT_EQ(entries, 17);
+  EXPECT_EQ(entries, 21);
 }
 
 TEST(OpParamTable, EveryParamsStructHasAnOpKind) {
