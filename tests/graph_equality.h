@@ -65,6 +65,17 @@ inline auto params_fields(const IfParams& p) { return std::make_tuple(p.then_sub
 inline auto params_fields(const CallOnceParams& p) { return std::make_tuple(p.init_subgraph); }
 inline auto params_fields(const PackParams& p) { return std::make_tuple(p.values_count, p.axis); }
 inline auto params_fields(const UnpackParams& p) { return std::make_tuple(p.num, p.axis); }
+// Matrix and resampling ops.
+inline auto params_fields(const BatchMatMulParams& p) {
+  return std::make_tuple(p.adj_x, p.adj_y, p.asymmetric_quantize_inputs);
+}
+inline auto params_fields(const ResizeBilinearParams& p) { return std::make_tuple(p.align_corners, p.half_pixel_centers); }
+inline auto params_fields(const ResizeNearestNeighborParams& p) {
+  return std::make_tuple(p.align_corners, p.half_pixel_centers);
+}
+inline auto params_fields(const TransposeConvParams& p) {
+  return std::make_tuple(p.padding, p.stride_w, p.stride_h, p.activation);
+}
 
 inline bool same_params(const OpParams& a, const OpParams& b) {
   if (a.index() != b.index()) return false;

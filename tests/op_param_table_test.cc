@@ -128,7 +128,7 @@ TEST(OpParamTable, MatchesTheSchema) {
          ...);
       },
       kOpOptions);
-  EXPECT_EQ(entries, 26);
+  EXPECT_EQ(entries, 30);
 }
 
 TEST(OpParamTable, EveryParamsStructHasAnOpKind) {

@@ -60,6 +60,27 @@ TEST(TflmScratchBuffers, SvdfInt8TakesTwoInt32BuffersFloatOne) {
   EXPECT_NE(float32[0].kernel.find("svdf_common.cc"), std::string::npos);
 }
 
+TEST(TflmScratchBuffers, QuantizedTransposeConvAccumulatesPerOutputElement) {
+  // (output_shape, filter, input, bias) -> output 1x4x4x3.
+  auto transpose_conv = [](DataType input, DataType bias) {
+    return tflm_scratch_buffers(one_op(builtin(OpKind::kTransposeConv),
+                                       {tensor(DataType::kInt32, {4}), tensor(DataType::kInt8, {3, 2, 2, 2}),
+                                        tensor(input, {1, 2, 2, 2}), tensor(bias, {3}), tensor(input, {1, 4, 4, 3})},
+                                       4),
+                                "m");
+  };
+  const auto int8 = transpose_conv(DataType::kInt8, DataType::kInt32);
+  ASSERT_EQ(int8.size(), 1u);
+  EXPECT_EQ(int8[0].bytes, 48 * 4);
+  const auto int16 = transpose_conv(DataType::kInt16, DataType::kInt64);
+  ASSERT_EQ(int16.size(), 1u);
+  EXPECT_EQ(int16[0].bytes, 48 * 8);
+  const auto int16_bias = transpose_conv(DataType::kInt16, DataType::kInt16);
+  ASSERT_EQ(int16_bias.size(), 2u);
+  EXPECT_EQ(int16_bias[1].bytes, 3 * 8);
+  EXPECT_TRUE(transpose_conv(DataType::kFloat32, DataType::kFloat32).empty());
+}
+
 TEST(TflmScratchBuffers, RefusesAnSvdfWithoutRankNamingTheOp) {
   try {
     tflm_scratch_buffers(svdf(DataType::kInt8, 0), "model.tflite");

@@ -126,6 +126,11 @@ PreparedKernel prepare_kernel(const OpContext& ctx) {
     case OpKind::kGatherNd: return prepare_gather_nd(ctx);
     case OpKind::kSpaceToBatchNd: return prepare_space_to_batch_nd(ctx);
     case OpKind::kBatchToSpaceNd: return prepare_batch_to_space_nd(ctx);
+    // Matrix and resampling ops.
+    case OpKind::kBatchMatMul: return prepare_batch_matmul(ctx);
+    case OpKind::kResizeBilinear: return prepare_resize_bilinear(ctx);
+    case OpKind::kResizeNearestNeighbor: return prepare_resize_nearest_neighbor(ctx);
+    case OpKind::kTransposeConv: return prepare_transpose_conv(ctx);
     default: break;
   }
   ctx.fail(fmt::format("dmo has no kernel for this op (builtin code {})", ctx.op->builtin_code));

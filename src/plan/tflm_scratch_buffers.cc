@@ -104,6 +104,20 @@ std::vector<ScratchBuffer> tflm_scratch_buffers(const Subgraph& subgraph, int32_
     } else {
       out.push_back({op, batch * filters * 4, "SVDF float (svdf_common.cc)", "float per batch and filter"});
     }
+  } else if (node.is(OpKind::kTransposeConv)) {
+    // Prepare (transpose_conv.cc): int8 accumulates in an int32 per output
+    // element, 16x8 in an int64, and widens an INT16 bias to int64 first.
+    const Tensor& input = o.input(2);
+    const int64_t outputs = o.output(0).element_count;
+    if (input.type == DataType::kInt8) {
+      out.push_back({op, outputs * 4, "TRANSPOSE_CONV int8 (transpose_conv.cc)", "int32 accumulator per output element"});
+    } else if (input.type == DataType::kInt16) {
+      out.push_back({op, outputs * 8, "TRANSPOSE_CONV 16x8 (transpose_conv.cc)", "int64 accumulator per output element"});
+      if (node.inputs.size() > 3 && node.inputs[3] >= 0 && o.input(3).type == DataType::kInt16) {
+        out.push_back({op, o.input(3).element_count * 8, "TRANSPOSE_CONV 16x8 (transpose_conv.cc)",
+                       "INT16 bias widened to int64"});
+      }
+    }
   } else if (node.is(OpKind::kUnidirectionalSequenceLstm)) {
     // UnidirectionalSequenceLstmPrepare: four buffers of batch x state
     // elements of the cell state's type; batch x state is the element count

@@ -80,6 +80,11 @@ enum class OpKind : int32_t {
   kUnpack = 88,
   kReverseV2 = 105,
   kGatherNd = 107,
+  // Matrix and resampling ops.
+  kResizeBilinear = 23,
+  kTransposeConv = 67,
+  kResizeNearestNeighbor = 97,
+  kBatchMatMul = 126,
 };
 
 // The TFLite name of a builtin code ("CONV_2D"); "BUILTIN_<n>" when unknown.

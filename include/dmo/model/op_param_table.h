@@ -243,6 +243,34 @@ inline constexpr auto kParamFields<UnpackParams> = std::tuple{
     ScalarField<UnpackParams, int32_t>{"axis", 1, &UnpackParams::axis, 0},
 };
 
+template <>
+inline constexpr auto kParamFields<BatchMatMulParams> = std::tuple{
+    ScalarField<BatchMatMulParams, bool>{"adj_x", 0, &BatchMatMulParams::adj_x, false},
+    ScalarField<BatchMatMulParams, bool>{"adj_y", 1, &BatchMatMulParams::adj_y, false},
+    ScalarField<BatchMatMulParams, bool>{"asymmetric_quantize_inputs", 2,
+                                         &BatchMatMulParams::asymmetric_quantize_inputs, false},
+};
+
+// Ids 0 and 1 are the deprecated new_height and new_width.
+template <>
+inline constexpr auto kParamFields<ResizeBilinearParams> = std::tuple{
+    ScalarField<ResizeBilinearParams, bool>{"align_corners", 2, &ResizeBilinearParams::align_corners, false},
+    ScalarField<ResizeBilinearParams, bool>{"half_pixel_centers", 3, &ResizeBilinearParams::half_pixel_centers,
+                                            false},
+};
+
+template <>
+inline constexpr auto kParamFields<ResizeNearestNeighborParams> = std::tuple{
+    ScalarField<ResizeNearestNeighborParams, bool>{"align_corners", 0, &ResizeNearestNeighborParams::align_corners,
+                                                   false},
+    ScalarField<ResizeNearestNeighborParams, bool>{"half_pixel_centers", 1,
+                                                   &ResizeNearestNeighborParams::half_pixel_centers, false},
+};
+
+template <>
+inline constexpr auto kParamFields<TransposeConvParams> =
+    std::tuple_cat(padding_and_strides<TransposeConvParams>(), std::tuple{activation_at<TransposeConvParams>(3)});
+
 // Calls f(field) for each field of P, in schema order.
 template <class P, class F>
 constexpr void for_each_param_field(F&& f) {
@@ -291,6 +319,11 @@ inline constexpr auto kOpOptions = std::tuple{
     // Shape and gather ops.
     OpOptions<PackParams>{OpKind::kPack, 59, "PackOptions", true},
     OpOptions<UnpackParams>{OpKind::kUnpack, 64, "UnpackOptions", true},
+    // Matrix and resampling ops.
+    OpOptions<BatchMatMulParams>{OpKind::kBatchMatMul, 101, "BatchMatMulOptions", false},
+    OpOptions<ResizeBilinearParams>{OpKind::kResizeBilinear, 15, "ResizeBilinearOptions", false},
+    OpOptions<ResizeNearestNeighborParams>{OpKind::kResizeNearestNeighbor, 74, "ResizeNearestNeighborOptions", false},
+    OpOptions<TransposeConvParams>{OpKind::kTransposeConv, 49, "TransposeConvOptions", true},
 };
 
 // Calls f(entry) with the options entry of `builtin_code`; false when dmo

@@ -138,6 +138,28 @@ struct UnpackParams {
   int32_t axis = 0;
 };
 
+struct BatchMatMulParams {
+  bool adj_x = false;  // transpose the last two dimensions of the left operand
+  bool adj_y = false;  // ... of the right operand
+  bool asymmetric_quantize_inputs = false;
+};
+
+struct ResizeBilinearParams {
+  bool align_corners = false;
+  bool half_pixel_centers = false;
+};
+
+struct ResizeNearestNeighborParams {
+  bool align_corners = false;
+  bool half_pixel_centers = false;
+};
+
+struct TransposeConvParams {
+  Padding padding = Padding::kSame;
+  int32_t stride_w = 1, stride_h = 1;
+  Activation activation = Activation::kNone;
+};
+
 // No parameters (activations, PAD, QUANTIZE, ...) or an opaque op.
 struct NoParams {};
 
@@ -146,6 +168,7 @@ using OpParams = std::variant<NoParams, Conv2DParams, DepthwiseConv2DParams, Poo
                               ElementwiseParams, ReshapeParams, SqueezeParams,
                               ReducerParams, StridedSliceParams, SplitParams, SvdfParams,
                               GatherParams, LeakyReluParams, UnidirectionalSequenceLstmParams, WhileParams,
-                              IfParams, CallOnceParams, PackParams, UnpackParams>;
+                              IfParams, CallOnceParams, PackParams, UnpackParams, BatchMatMulParams,
+                              ResizeBilinearParams, ResizeNearestNeighborParams, TransposeConvParams>;
 
 }  // namespace dmo

@@ -42,4 +42,14 @@ inline int32_t multiply_by_quantized_multiplier(int32_t x, QuantizedMultiplier m
       right);
 }
 
+// For 64-bit accumulators (int16 kernels; shift below 8): the multiplier rounded to
+// 16 bits, one rounding shift, truncated to 32 bits as TFLite does.
+inline int32_t multiply_by_quantized_multiplier_wide(int64_t x, QuantizedMultiplier m) {
+  const int32_t reduced = m.multiplier < 0x7FFF0000 ? (m.multiplier + (1 << 15)) >> 16 : 0x7FFF;
+  const int total_shift = 15 - m.shift;
+  const int64_t rounded = static_cast<int64_t>(static_cast<uint64_t>(x) * static_cast<uint64_t>(int64_t{reduced})) +
+                          (int64_t{1} << (total_shift - 1));
+  return static_cast<int32_t>(rounded >> total_shift);
+}
+
 }  // namespace dmo

@@ -100,6 +100,12 @@ PreparedKernel prepare_gather_nd(const OpContext& ctx);
 PreparedKernel prepare_space_to_batch_nd(const OpContext& ctx);
 PreparedKernel prepare_batch_to_space_nd(const OpContext& ctx);
 
+// Matrix and resampling ops: eval walks the whole output ascending.
+PreparedKernel prepare_batch_matmul(const OpContext& ctx);
+PreparedKernel prepare_resize_bilinear(const OpContext& ctx);
+PreparedKernel prepare_resize_nearest_neighbor(const OpContext& ctx);
+PreparedKernel prepare_transpose_conv(const OpContext& ctx);
+
 // Dispatch on the op kind (builtin ops) or the custom code (CUSTOM ops):
 // the op's prepared kernel. Unsupported ops and types fail naming the op
 // and its kind; a custom op that runs on an accelerator is refused as such.
