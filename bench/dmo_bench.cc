@@ -94,6 +94,21 @@ void BM_RunVww96Int8(benchmark::State& state) { run_model(state, "tiny_vww_96_in
 BENCHMARK(BM_RunMobileNetV1QuarterFloat)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_RunVww96Int8)->Unit(benchmark::kMillisecond);
 
+// The shared models whose ops (LSTM, BATCH_MATMUL, TRANSPOSE, RESIZE, GATHER,
+// WHILE, TFLM's signal ops) dmo runs since its kernels grew: median of 5.
+void register_model_runs() {
+  for (const char* name : {"tflm_mnist_lstm_int8", "litert_ff", "tflm_pr_retinaface", "tfls_deeplabv3_float",
+                           "tfls_movie_review_float", "litert_nested_while", "tflm_pr_id_model",
+                           "tflm_audio_preprocessor_int8"}) {
+    benchmark::RegisterBenchmark((std::string("BM_Run/") + name).c_str(),
+                                 [name](benchmark::State& state) { run_model(state, name); })
+        ->Unit(benchmark::kMillisecond)
+        ->Repetitions(5)
+        ->ReportAggregatesOnly(true);
+  }
+}
+const bool kModelRunsRegistered = (register_model_runs(), true);
+
 }  // namespace
 
 BENCHMARK_MAIN();

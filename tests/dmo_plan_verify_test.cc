@@ -73,7 +73,7 @@ TEST(DmoPlanVerify, EverySharedModelTheRuntimeSupports) {
       unsupported_types.push_back(model);
     }
   }
-  EXPECT_EQ(verified, 33);
+  EXPECT_EQ(verified, 40);
   // A float model with int8 weights (hybrid): dmo's conv has no such variant.
   EXPECT_EQ(unsupported_types, std::vector<std::string>{"tiny_kws_ref_model_float32"});
 }
@@ -138,7 +138,7 @@ TEST(DmoPlanVerify, OneByteOverATensorLiveAtTheSameTimeIsFound) {
   DMO_REQUIRE_SHARED(shared);
   int checked = 0, with_store_clobber = 0;
   std::vector<PlannedModel> models = runnable_golden_models(shared);
-  EXPECT_EQ(models.size(), 25u);
+  EXPECT_EQ(models.size(), 32u);
   for (PlannedModel& m : models) {
     SCOPED_TRACE(m.name);
     const Subgraph& sg = m.graph.main();

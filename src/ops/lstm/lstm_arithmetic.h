@@ -66,16 +66,6 @@ struct FloatLstmArithmetic {
   float cell_tanh(float x) const { return std::tanh(x); }
 };
 
-// x * multiplier for a 64-bit accumulator: TFLite's int64 overload of
-// MultiplyByQuantizedMultiplier, which rounds the multiplier to 16 bits
-// and applies one rounding shift.
-inline int32_t multiply_by_quantized_multiplier_wide(int64_t x, QuantizedMultiplier m) {
-  const int32_t reduced = m.multiplier < 0x7FFF0000 ? (m.multiplier + (1 << 15)) >> 16 : 0x7FFF;
-  const int64_t total_shift = 15 - m.shift;
-  const int64_t round = int64_t{1} << (total_shift - 1);
-  return static_cast<int32_t>((x * reduced + round) >> total_shift);
-}
-
 // int8 activations with an int32 bias ("8x8->16") or int16 activations
 // with an int64 bias ("16x8->16"); int8 weights, int16 gates and cell state.
 template <typename ActivationValue, typename Bias>
