@@ -109,6 +109,17 @@ TEST(CliPlanSvg, HasAxesLegendPeakAndTheSharedBytesOfDmosPlan) {
   EXPECT_EQ(count_of(d.svg, "walks its output descending</title>"), 0u);
 }
 
+TEST(CliPlanSvg, TheTimeAxisOfAModelOfSeveralSubgraphsSpansItsWholeTimeline) {
+  DMO_REQUIRE_SHARED(shared);
+  // litert_nested_while: subgraph 0 has one op (WHILE), but the subgraphs it
+  // calls run at times of their own; every buffer must fall inside the frame.
+  const Drawn d = draw(shared + "/models/litert_nested_while.tflite");
+  int32_t last_time = 0;
+  for (const auto& buffer : d.problem["buffers"]) last_time = std::max(last_time, buffer["last_use"].get<int32_t>());
+  EXPECT_GT(last_time, 1);
+  EXPECT_EQ(count_of(d.svg, "text-anchor=\"middle\">" + std::to_string(last_time) + "</text>"), 2u);
+}
+
 TEST(CliPlanSvg, MarksTheOpsWalkingDescending) {
   DMO_REQUIRE_SHARED(shared);
   const Drawn d = draw(shared + "/models/tiny_kws_ref_model_int8.tflite");

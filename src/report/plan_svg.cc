@@ -331,7 +331,14 @@ std::string plan_svg(const Graph& graph, const PlanResult& r) {
       kLeft, ops, grouped(r.dmo.arena_size), std::abs(saving), saving < 0 ? "more" : "less",
       grouped(r.tflm_greedy.arena_size),
       overlapping_ops, r.dmo.descending_ops.size());
-  const Frame tflm{kLeft, ops, max_bytes}, dmo{kLeft + kPanelWidth + kGap, ops, max_bytes};
+  // A model of several subgraphs runs on one timeline longer than subgraph
+  // 0's op list (called subgraphs' ops take times of their own): the time
+  // axis spans every time a buffer lives.
+  int32_t times = ops;
+  for (const MemoryProblem* problem : {&r.problem, &r.tflm_problem}) {
+    for (const BufferRequest& buffer : problem->buffers) times = std::max(times, buffer.lifetime.last + 1);
+  }
+  const Frame tflm{kLeft, times, max_bytes}, dmo{kLeft + kPanelWidth + kGap, times, max_bytes};
   // An offline plan puts tensors where it says, overlapping or not, as TFLM does.
   const std::string tflm_title = r.offline_planned_buffers > 0
                                      ? fmt::format("TFLM greedy, {} tensors at the model's offline offsets",
