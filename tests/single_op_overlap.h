@@ -23,9 +23,16 @@ struct OneOp {
 
 inline int64_t bytes_of_tensor(const OneOp& m, int32_t t) { return m.graph.main().tensors[static_cast<size_t>(t)].byte_size; }
 
+// The default schedule running `family`'s kernels.
+inline Schedule schedule_for(const OneOp& m, KernelFamily family) {
+  Schedule schedule = default_schedule(m.graph);
+  schedule.kernels = family;
+  return schedule;
+}
+
 // The op's accesses to (input, output) folded by the address-only policy.
-inline AddressMemory addresses(const OneOp& m) {
-  const Interpreter interpreter(m.graph, unshared_placement(m.graph.main()));
+inline AddressMemory addresses(const OneOp& m, KernelFamily family = KernelFamily::kTflmReference) {
+  const Interpreter interpreter(m.graph, unshared_placement(m.graph.main()), schedule_for(m, family));
   const OpContext ctx = interpreter.context(0);
   AddressMemory memory(m.input, m.output, bytes_of_tensor(m, m.input), bytes_of_tensor(m, m.output));
   run_kernel(ctx, memory);
@@ -55,8 +62,11 @@ inline TensorPlacement overlapped_placement(const OneOp& m, int64_t overlap) {
 // Runs the op checked with the input overlapped by `overlap` bytes; returns
 // whether it clobbered. Without a clobber the output must equal the
 // unshared run's.
-inline bool clobbers_at_overlap(const OneOp& m, int64_t overlap, const std::vector<uint8_t>& input) {
-  Interpreter overlapped(m.graph, overlapped_placement(m, overlap));
+// `family`'s kernels run the overlapped run; TFLM's reference kernels the
+// unshared one, since every family computes TFLM's values.
+inline bool clobbers_at_overlap(const OneOp& m, int64_t overlap, const std::vector<uint8_t>& input,
+                                KernelFamily family = KernelFamily::kTflmReference) {
+  Interpreter overlapped(m.graph, overlapped_placement(m, overlap), schedule_for(m, family));
   overlapped.set_inputs(input);
   const bool clobbered = overlapped.run_checked().has_value();
   if (!clobbered) {

@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <string_view>
 #include <utility>
 
+#include "cmsis_nn/cmsis_nn_kernels.h"
 #include "dmo/ops/kernels.h"
 #include "dmo/ops/walk_order.h"
 
@@ -52,6 +54,12 @@ bool is_accelerator_custom_op(const Op& op) {
 
 PreparedKernel prepare_kernel(const OpContext& ctx) {
   const auto kind = static_cast<OpKind>(ctx.op->builtin_code);
+  if (is_cmsis_nn(ctx.family)) {
+    // The firmware's kernels are fixed: they walk as CMSIS-NN (or TFLM's
+    // reference, where its glue falls back) walks, ascending.
+    if (ctx.descending) ctx.fail(fmt::format("{} kernels walk their output ascending only; the plan asks for descending", kernel_family_name(ctx.family)));
+    if (std::optional<PreparedKernel> kernel = prepare_cmsis_nn_kernel(ctx)) return *std::move(kernel);
+  }
   if (ctx.descending && !kernel_walks_descending(kind)) {
     ctx.fail("this kernel walks its output ascending only; the plan asks for descending");
   }

@@ -239,6 +239,7 @@ OpContext Interpreter::context(int32_t op_index) const {
   ctx.subgraph = &sg;
   ctx.op = &sg.ops[static_cast<size_t>(op_index - timeline_.first_op[static_cast<size_t>(s)])];
   ctx.op_index = op_index;
+  ctx.family = schedule_.kernels;
   auto ref = [&](int32_t local, bool is_output) {
     TensorRef r;
     if (local == kNoTensor) return r;
@@ -533,13 +534,17 @@ int64_t algorithmic_safe_overlap(const Interpreter& interpreter, int32_t op, int
 }
 
 int64_t algorithmic_safe_overlap(const Graph& graph, int32_t op, int32_t input_tensor, int32_t output_tensor,
-                                 bool descending) {
-  return algorithmic_safe_overlap(Interpreter(graph, unshared_placement(graph.main())), op, input_tensor,
-                                  output_tensor, descending);
+                                 bool descending, KernelFamily family) {
+  Schedule schedule = default_schedule(graph);
+  schedule.kernels = family;
+  return algorithmic_safe_overlap(Interpreter(graph, unshared_placement(graph.main()), std::move(schedule)), op,
+                                  input_tensor, output_tensor, descending);
 }
 
-void require_kernels(const Graph& graph) {
-  const Interpreter probe(graph, unshared_placement(graph.main()));
+void require_kernels(const Graph& graph, KernelFamily family) {
+  Schedule schedule = default_schedule(graph);
+  schedule.kernels = family;
+  const Interpreter probe(graph, unshared_placement(graph.main()), std::move(schedule));
   probe.prepare_all();
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "dmo/model/graph.h"
+#include "dmo/ops/kernel_family.h"
 #include "dmo/ops/tensor_ref.h"
 
 namespace dmo {
@@ -19,6 +20,8 @@ struct OpContext {
   // Walk the output from its last element to its first (only kernels for
   // which kernel_walks_descending() holds; see ops/walk_order.h).
   bool descending = false;
+  // Whose loop order to follow (ops/kernel_family.h).
+  KernelFamily family = KernelFamily::kTflmReference;
 
   const TensorRef& input(size_t i) const { return inputs.at(i); }
   const TensorRef& output(size_t i) const { return outputs.at(i); }

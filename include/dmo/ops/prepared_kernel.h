@@ -9,9 +9,12 @@
 #pragma once
 
 #include <memory>
+#include <string>
+#include <vector>
 #include <type_traits>
 #include <utility>
 
+#include "dmo/ops/kernel_family.h"
 #include "dmo/ops/kernel_io.h"
 #include "dmo/ops/memory_policy.h"
 
@@ -42,6 +45,13 @@ class PreparedKernel {
   }
 
   bool valid() const { return state_ != nullptr; }
+
+  // Set by kernels of another family than TFLM's reference: the function
+  // whose order eval follows ("arm_convolve_1x1_s8_fast"), and the scratch
+  // buffers that function's glue requests in its Prepare. Reference kernels
+  // leave both empty: their scratch buffers are plan/tflm_scratch_buffers.h's.
+  std::string implementation;
+  std::vector<KernelScratch> scratch;
 
  private:
   template <class Kernel, class Memory>

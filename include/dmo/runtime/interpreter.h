@@ -131,16 +131,17 @@ class Interpreter {
 // Prepares every op of every subgraph the model runs once: throws
 // dmo::Error naming the first op dmo cannot run (no kernel, unsupported
 // types, a bad call between subgraphs), before any slow step.
-void require_kernels(const Graph& graph);
+void require_kernels(const Graph& graph, KernelFamily family = KernelFamily::kTflmReference);
 
 // Runs `op` with the address-only policy: the algorithmic safe overlap of
 // (input_tensor, output_tensor), in bytes, for the kernel's loop order.
 // Ascending: how far the output's end may overlap the start of an input
 // above it; descending: how far the input's end may overlap the start of an
-// output above it.
+// output above it. `family`: whose kernel's loop order.
 int64_t algorithmic_safe_overlap(const Graph& graph, int32_t op, int32_t input_tensor, int32_t output_tensor,
-                                 bool descending = false);
-// The same with an existing interpreter (its memory is never touched).
+                                 bool descending = false, KernelFamily family = KernelFamily::kTflmReference);
+// The same with an existing interpreter (its memory is never touched; its
+// schedule names the kernel family).
 int64_t algorithmic_safe_overlap(const Interpreter& interpreter, int32_t op, int32_t input_tensor,
                                  int32_t output_tensor, bool descending = false);
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "dmo/model/graph.h"
+#include "dmo/ops/kernel_family.h"
 #include "dmo/ops/output_region.h"
 
 namespace dmo {
@@ -36,6 +37,8 @@ struct TensorView {
 struct Schedule {
   std::vector<ScheduleStep> steps;
   std::vector<TensorView> views;
+  // The kernels every step runs: their loop order decides each op's O_s.
+  KernelFamily kernels = KernelFamily::kTflmReference;
 };
 
 // One whole-output, ascending step per op of subgraph 0, in file order.

@@ -1,0 +1,21 @@
+// The cmsis-nn and cmsis-nn-dsp kernel families (ops/kernel_family.h): per
+// op, the CMSIS-NN function TFLM's kernels/cmsis_nn glue selects for the
+// op's types, shapes and options, as a loop nest over dmo's memory policies
+// in that function's access order (ctx.family says portable C or DSP path),
+// computing TFLM's values. Each prepare returns nothing where the glue
+// falls back to TFLM's reference kernel (float, unsupported types), and
+// otherwise a kernel with `implementation` (the CMSIS-NN function and path)
+// and `scratch` (the buffers the glue requests) set.
+#pragma once
+
+#include <optional>
+
+#include "dmo/ops/op_context.h"
+#include "dmo/ops/prepared_kernel.h"
+
+namespace dmo {
+
+// Dispatch by op kind: the CMSIS-NN kernel for ctx.family, or nothing.
+std::optional<PreparedKernel> prepare_cmsis_nn_kernel(const OpContext& ctx);
+
+}  // namespace dmo
