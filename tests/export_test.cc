@@ -482,10 +482,12 @@ std::vector<int32_t> inputs_sharing_bytes(const Graph& graph) {
 TEST(ExportCli, SaysWhichKernelsAndWhetherInputsSurvive) {
   ScratchDir dir;
   const std::string name = "mobilenet_v1_0.25_128_int8";
-  auto r = run_dmo({"export", name, "-o", dir.file("m.tflite"), "--c-header", dir.file("m.h"), "--json"});
+  auto r = run_dmo({"export", name, "-o", dir.file("m.tflite"), "--c-header", dir.file("m.h"), "--json", "--kernels",
+                    "tflm-reference"});
   ASSERT_EQ(r.exit_status, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["plan"], "dmo");
+  EXPECT_EQ(j["kernels"], "tflm-reference");
   EXPECT_NE(j["safe_for"].get<std::string>().find("TFLM's reference kernels, every op walking ascending"),
             std::string::npos);
   Graph graph = read_tflite_file(dir.file("m.tflite"));

@@ -1,8 +1,12 @@
 #include "dmo/overlap/safe_overlaps.h"
 
+#include <algorithm>
+
 #include "dmo/overlap/algorithmic_overlap.h"
 #include "dmo/overlap/analytic_overlap.h"
 #include "dmo/ops/walk_order.h"
+
+#include <limits>
 
 namespace dmo {
 
@@ -13,6 +17,10 @@ const char* overlap_method_name(OverlapMethod method) {
     case OverlapMethod::kAlgorithmic: return "algorithmic";
   }
   return "?";
+}
+
+bool walks_descending_allowed(const std::vector<KernelFamily>& families) {
+  return std::none_of(families.begin(), families.end(), [](KernelFamily f) { return is_cmsis_nn(f); });
 }
 
 std::vector<OpOverlap> compute_safe_overlaps(const Graph& graph, const SafeOverlapOptions& options) {
@@ -29,7 +37,8 @@ std::vector<OpOverlap> compute_safe_overlaps(const Graph& graph, const Schedule&
   // output share one element type (no hybrid float/int8 kernels).
   auto descends = [&](const OverlapCandidate& c) {
     const Op& op = sg.ops[static_cast<size_t>(c.op)];
-    if (!options.allow_descending || !kernel_walks_descending(static_cast<OpKind>(op.builtin_code))) return false;
+    if (!options.allow_descending || !walks_descending_allowed(options.families) ||
+        !kernel_walks_descending(static_cast<OpKind>(op.builtin_code))) return false;
     if (op.inputs.empty() || op.outputs.empty() || c.input != op.inputs[0]) return false;
     auto type = [&](int32_t t) { return sg.tensors[static_cast<size_t>(t)].type; };
     const DataType data = type(op.inputs[0]);
@@ -58,7 +67,13 @@ std::vector<OpOverlap> compute_safe_overlaps(const Graph& graph, const Schedule&
       if (o.pair.input_dies && descends(o.pair)) need_descending.push_back(o.pair);
     }
   }
-  const size_t total = need.size() + need_descending.size();
+  std::vector<KernelFamily> cmsis_families;
+  for (KernelFamily f : options.families) {
+    if (is_cmsis_nn(f) && std::find(cmsis_families.begin(), cmsis_families.end(), f) == cmsis_families.end()) {
+      cmsis_families.push_back(f);
+    }
+  }
+  const size_t total = need.size() * (1 + cmsis_families.size()) + need_descending.size();
   size_t done = 0;
   std::function<void()> one_done;
   if (options.progress) one_done = [&] { options.progress(++done, total); };
@@ -66,6 +81,13 @@ std::vector<OpOverlap> compute_safe_overlaps(const Graph& graph, const Schedule&
     OpOverlap& o = result[static_cast<size_t>(a.pair.op)];
     o.algorithmic = a.bytes;
     o.algorithmic_unavailable = a.unavailable;
+  }
+  for (KernelFamily family : cmsis_families) {
+    for (AlgorithmicOverlap& a : algorithmic_overlaps(graph, need, /*descending=*/false, one_done, family)) {
+      if (a.implementation.empty() && a.unavailable.empty()) continue;  // the reference kernel runs
+      result[static_cast<size_t>(a.pair.op)].by_family.push_back(
+          {family, a.implementation, a.bytes, a.unavailable});
+    }
   }
   std::vector<char> descending_failed(result.size(), 0);
   for (AlgorithmicOverlap& a : algorithmic_overlaps(graph, need_descending, /*descending=*/true, one_done)) {
@@ -77,9 +99,20 @@ std::vector<OpOverlap> compute_safe_overlaps(const Graph& graph, const Schedule&
                                                                                : (algorithmic ? algorithmic : analytic);
     return chosen ? *chosen / options.alignment * options.alignment : 0;
   };
+  const bool reference_family = std::find(options.families.begin(), options.families.end(),
+                                          KernelFamily::kTflmReference) != options.families.end();
   for (OpOverlap& o : result) {
     if (!o.pair.input_dies || options.method == OverlapMethod::kNone) continue;
     o.used_bytes = used(o.analytic, o.algorithmic);
+    // A cmsis family's kernel replaces the reference one for this op: its
+    // own loop nest's value, and no overlap where it has none. The
+    // reference value stays a candidate while a family runs the reference
+    // kernel (every family falls back to it for ops its glue leaves alone).
+    bool reference_runs = reference_family || o.by_family.size() < cmsis_families.size();
+    if (!reference_runs) o.used_bytes = std::numeric_limits<int64_t>::max();
+    for (const FamilyOverlap& f : o.by_family) {
+      o.used_bytes = std::min(o.used_bytes, f.algorithmic ? *f.algorithmic / options.alignment * options.alignment : 0);
+    }
     // A kernel that failed to run cannot walk descending either.
     if (!descending_failed[static_cast<size_t>(o.pair.op)]) {
       o.used_descending_bytes = used(o.analytic_descending, o.algorithmic_descending);

@@ -12,6 +12,7 @@
 #include "dmo/plan/tflm_greedy_planner.h"
 #include "dmo/plan/tflm_layout.h"
 #include "dmo/pipeline/accelerator_buffers.h"
+#include "dmo/pipeline/kernel_scratch_buffers.h"
 #include "dmo/pipeline/scheduled_problem.h"
 
 namespace dmo {
@@ -80,13 +81,15 @@ PlanResult plan_model(const Graph& graph, const PlanOptions& options) {
   overlap_options.preserve_graph_inputs = options.preserve_graph_inputs;
   overlap_options.alignment = options.alignment;
   overlap_options.compute_algorithmic = options.method != OverlapMethod::kNone;
-  overlap_options.allow_descending = options.allow_descending;
+  overlap_options.allow_descending = options.allow_descending && walks_descending_allowed(options.families);
+  overlap_options.families = options.families;
   overlap_options.progress = options.progress;
-  r.allow_descending = options.allow_descending;
+  r.allow_descending = overlap_options.allow_descending;
+  r.families = options.families;
   r.overlaps = compute_safe_overlaps(graph, r.schedule, overlap_options);
   // Overlap pairs join tensors; the scratch buffers come after them.
   add_scheduled_overlap_pairs(graph, r.schedule, r.problem, r.overlaps);
-  r.scratch_buffers = tflm_scratch_buffers(sg, graph.source);
+  r.scratch_buffers = kernel_scratch_buffers(graph, options.families);
   add_scratch_buffers(r.problem, r.scratch_buffers, r.op_times);
   r.accelerator_fixed_buffers = fix_accelerator_buffers(graph, r.problem);
 
@@ -127,6 +130,7 @@ PlanResult plan_model(const Graph& graph, const PlanOptions& options) {
   r.dmo_ascending = std::move(choice.dmo_ascending);
   // The schedule runs dmo's plan: its ops walk as the plan needs.
   r.schedule = default_schedule(graph, r.dmo.descending_ops);
+  if (!options.families.empty()) r.schedule.kernels = options.families.front();
   return r;
 }
 

@@ -137,11 +137,37 @@ std::vector<int32_t> inputs_overwritten_by(const Graph& graph, const MemoryProbl
   return overwritten;
 }
 
-const char* deployment_safe_for(const TflmDeployment& deployment) {
+namespace {
+
+const char* family_description(KernelFamily family) {
+  switch (family) {
+    case KernelFamily::kCmsisNn: return "TFLM's CMSIS-NN kernels built without ARM_MATH_DSP (portable C)";
+    case KernelFamily::kCmsisNnDsp: return "TFLM's CMSIS-NN kernels built with ARM_MATH_DSP (Cortex-M4/M7/M33)";
+    default: return "TFLM's reference kernels";
+  }
+}
+
+}  // namespace
+
+std::string deployment_safe_for(const TflmDeployment& deployment) {
   switch (deployment.plan) {
-    case DeployedPlan::kDmo:
-      return "TFLM's reference kernels, every op walking ascending (not CMSIS-NN or other optimised kernels, whose "
-             "access orders differ)";
+    case DeployedPlan::kDmo: {
+      std::string kernels;
+      const size_t n = deployment.families.size();
+      for (size_t i = 0; i < n; ++i) {
+        kernels += i == 0 ? "" : i + 1 == n ? " and " : ", ";
+        kernels += family_description(deployment.families[i]);
+      }
+      std::string others;
+      for (KernelFamily f : kKernelFamilies) {
+        if (std::find(deployment.families.begin(), deployment.families.end(), f) != deployment.families.end()) continue;
+        others += fmt::format("{}{}", others.empty() ? "" : ", ", kernel_family_name(f));
+      }
+      return fmt::format("{}, every op walking ascending ({})", kernels,
+                         others.empty() ? "each op's safe overlap is the least over these kernels"
+                                        : fmt::format("not {} or other optimised kernels, whose access orders differ",
+                                                      others));
+    }
     case DeployedPlan::kModelOfflinePlan:
       return "whatever the model's own offline plan was made for (unchanged)";
     case DeployedPlan::kTflmGreedy:
@@ -165,6 +191,7 @@ std::string graph_inputs_statement(const Graph& graph, const TflmDeployment& dep
 
 TflmDeployment choose_tflm_deployment(const Graph& graph, const PlanResult& result, bool preserve_inputs) {
   TflmDeployment d = smallest_deployment(graph, result);
+  d.families = result.families;
   d.overwritten_inputs = inputs_overwritten_by(graph, result.tflm_problem, d.words);
   if (!preserve_inputs || d.overwritten_inputs.empty() || d.plan == DeployedPlan::kDmo) return d;
   // Asked to keep the inputs: dmo's plan (made with graph inputs live to

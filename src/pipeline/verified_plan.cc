@@ -55,27 +55,30 @@ PlanToVerify offline_placement(const Graph& graph) {
   return plan;
 }
 
-PlanToVerify choose_plan_to_verify(const Graph& graph, const std::string& plan, const VerifyProgress& progress) {
+PlanToVerify choose_plan_to_verify(const Graph& graph, const std::string& plan, const VerifyProgress& progress,
+                                   const std::vector<KernelFamily>& families) {
   // An op dmo cannot run makes the proof impossible: say so before planning,
   // which takes seconds on large models.
-  require_kernels(graph);
+  for (KernelFamily family : families) require_kernels(graph, family);
   if (plan.empty() && graph.offline_plan) return offline_placement(graph);
   if (plan.empty() || plan == "dmo") {
     PlanOptions options;
     options.progress = progress;
+    options.families = families;
     return {PlanSource::kDmo, dmo_placement(graph, plan_model(graph, options)), 0};
   }
   return {PlanSource::kFile, read_placement_file(plan, graph.main()), 0};
 }
 
 std::vector<std::string> validate_placement(const Graph& graph, const TensorPlacement& placement,
-                                            const VerifyProgress& progress) {
+                                            const VerifyProgress& progress, KernelFamily family) {
   const Schedule schedule = default_schedule(graph, placement.descending_ops);
   MemoryProblem problem = build_scheduled_problem(graph, schedule);
   SafeOverlapOptions options;
   options.method = OverlapMethod::kAlgorithmic;
   options.alignment = 1;  // the exact O_s: a placement may overlap by all of it
   options.allow_descending = !placement.descending_ops.empty();
+  options.families = {family};
   options.progress = progress;
   add_scheduled_overlap_pairs(graph, schedule, problem, compute_safe_overlaps(graph, schedule, options));
   Plan plan;
@@ -91,9 +94,9 @@ std::vector<std::string> validate_placement(const Graph& graph, const TensorPlac
 }
 
 VerifyResult verify_plan(const Graph& graph, const TensorPlacement& placement, std::span<const uint8_t> input,
-                         const VerifyProgress& progress) {
-  VerifyResult result = verify_placement(graph, placement, input);
-  result.validator_errors = validate_placement(graph, placement, progress);
+                         const VerifyProgress& progress, KernelFamily family) {
+  VerifyResult result = verify_placement(graph, placement, input, family);
+  result.validator_errors = validate_placement(graph, placement, progress, family);
   result.unwritten_reads = unwritten_read_tensors(graph.main());
   return result;
 }

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "dmo/report/kernel_family_columns.h"
+
 namespace dmo {
 
 namespace {
@@ -9,7 +11,8 @@ nlohmann::json optional_json(const std::optional<int64_t>& v) { return v ? nlohm
 std::string optional_text(const std::optional<int64_t>& v) { return v ? fmt::format("{}", *v) : std::string("-"); }
 }  // namespace
 
-nlohmann::json overlap_report_json(const Graph& graph, const std::vector<OpOverlap>& rows) {
+nlohmann::json overlap_report_json(const Graph& graph, const std::vector<OpOverlap>& rows,
+                                   const std::vector<KernelFamily>& families) {
   const Subgraph& sg = graph.main();
   nlohmann::json ops = nlohmann::json::array();
   for (const OpOverlap& row : rows) {
@@ -27,24 +30,40 @@ nlohmann::json overlap_report_json(const Graph& graph, const std::vector<OpOverl
                         {"analytic_descending_bytes", optional_json(row.analytic_descending)},
                         {"algorithmic_descending_bytes", optional_json(row.algorithmic_descending)}};
     if (!row.algorithmic && p.input != kNoTensor) j["algorithmic_unavailable"] = row.algorithmic_unavailable;
+    j["by_kernels"] = family_overlaps_json(row);
     ops.push_back(std::move(j));
   }
-  return {{"model", graph.source}, {"subgraph", 0}, {"ops", ops}};
+  return {{"model", graph.source}, {"subgraph", 0}, {"kernels", family_names_json(families)}, {"ops", ops}};
 }
 
-std::string overlap_report_text(const Graph& graph, const std::vector<OpOverlap>& rows) {
+std::string overlap_report_text(const Graph& graph, const std::vector<OpOverlap>& rows,
+                                const std::vector<KernelFamily>& families) {
   const Subgraph& sg = graph.main();
-  std::string out = fmt::format("model: {}\n{:>5}  {:<20} {:>6} {:>6} {:>12} {:>12} {:>5} {:>14} {:>14} {:>14} {:>14}\n",
+  const std::vector<KernelFamily> cmsis = cmsis_families(families);
+  std::string family_heads;
+  for (KernelFamily f : cmsis) family_heads += fmt::format(" {:>16}", fmt::format("O_s {}", kernel_family_name(f)));
+  std::string out = fmt::format("model: {}\n{:>5}  {:<20} {:>6} {:>6} {:>12} {:>12} {:>5} {:>14} {:>14} {:>14} {:>14}{}\n",
                                 graph.source, "op", "kind", "input", "output", "input B", "output B", "dies",
-                                "O_s analytic", "O_s algor.", "desc. analytic", "desc. algor.");
+                                "O_s analytic", "O_s algor.", "desc. analytic", "desc. algor.", family_heads);
   for (const OpOverlap& row : rows) {
     const OverlapCandidate& p = row.pair;
-    out += fmt::format("{:>5}  {:<20} {:>6} {:>6} {:>12} {:>12} {:>5} {:>14} {:>14} {:>14} {:>14}\n", p.op,
+    std::string family_cells;
+    for (KernelFamily f : cmsis) family_cells += fmt::format(" {:>16}", family_overlap_text(row, f));
+    out += fmt::format("{:>5}  {:<20} {:>6} {:>6} {:>12} {:>12} {:>5} {:>14} {:>14} {:>14} {:>14}{}\n", p.op,
                        sg.ops[static_cast<size_t>(p.op)].name(), p.input, p.output, p.input_bytes, p.output_bytes,
                        p.input_dies ? "yes" : "no", optional_text(row.analytic), optional_text(row.algorithmic),
-                       optional_text(row.analytic_descending), optional_text(row.algorithmic_descending));
+                       optional_text(row.analytic_descending), optional_text(row.algorithmic_descending), family_cells);
   }
   out += "desc.: the op's kernel walking its output descending, output placed above its input\n";
+  if (!cmsis.empty()) {
+    out += "O_s cmsis-nn...: that family's kernel (ascending; 'ref' where its glue runs TFLM's reference kernel)\n";
+    for (const OpOverlap& row : rows) {
+      for (const FamilyOverlap& f : row.by_family) {
+        out += fmt::format("op {} {}: {}\n", row.pair.op, kernel_family_name(f.family),
+                           f.algorithmic ? f.implementation : f.implementation + " " + f.unavailable);
+      }
+    }
+  }
   for (const OpOverlap& row : rows) {
     if (!row.algorithmic && row.pair.input != kNoTensor) out += row.algorithmic_unavailable + "\n";
   }

@@ -6,6 +6,7 @@
 
 #include "dmo/model/model_timeline.h"
 #include "dmo/plan/bounds.h"
+#include "dmo/report/kernel_family_columns.h"
 
 namespace dmo {
 
@@ -103,7 +104,8 @@ nlohmann::json plan_report_json(const Graph& graph, const PlanResult& r) {
                    {"analytic_descending_bytes", optional(o.analytic_descending)},
                    {"algorithmic_descending_bytes", optional(o.algorithmic_descending)},
                    {"overlap_used_descending_bytes", o.used_descending_bytes},
-                   {"walk", descending[i] ? "descending" : "ascending"}});
+                   {"walk", descending[i] ? "descending" : "ascending"},
+                   {"by_kernels", family_overlaps_json(o)}});
   }
   // Offsets per tensor: of subgraph 0, or flat over every subgraph when planned whole.
   const size_t offset_count = r.lifetimes.size();
@@ -161,6 +163,7 @@ nlohmann::json plan_report_json(const Graph& graph, const PlanResult& r) {
           {"scratch_buffers", scratch},
           {"accelerator_fixed_tensors", r.accelerator_fixed_buffers},
           {"walks", r.allow_descending ? "ascending or descending" : "ascending"},
+          {"kernels", family_names_json(r.families)},
           {"overlap_method", overlap_method_name(r.method)},
           {"alignment", r.alignment},
           {"saving_vs_tflm_bytes", saving},
@@ -183,18 +186,26 @@ std::string plan_report_text(const Graph& graph, const PlanResult& r) {
   std::string out = fmt::format("model: {}\nsubgraph 0: {} ops, {} tensors, {} planned activation buffers{}, {} TFLM scratch buffer(s)\n",
       graph.source, sg.ops.size(), sg.tensors.size(), r.problem.buffers.size() - r.scratch_buffers.size(),
       r.planned_subgraphs > 1 ? " (all subgraphs)" : "", r.scratch_buffers.size());
-  out += coverage_line(graph, r) + "\n\n";
+  out += coverage_line(graph, r) + "\n";
+  out += fmt::format("kernels: {} (per op the least safe overlap over them; their scratch buffers)\n\n",
+                     family_names_text(r.families));
+  const std::vector<KernelFamily> cmsis = cmsis_families(r.families);
   auto bytes_or_dash = [](const std::optional<int64_t>& v) { return v ? fmt::format("{}", *v) : std::string("-"); };
   const std::vector<char> descending = descending_flags(sg, r.dmo);
-  out += fmt::format("{:>5}  {:<22} {:>12} {:>12} {:>12} {:>12} {:>12}  {:<4} {}\n", "op", "kind", "live bytes",
-                     "O_s analytic", "O_s algor.", "O_s used", "desc. used", "walk", "");
+  std::string family_heads;
+  for (KernelFamily f : cmsis) family_heads += fmt::format(" {:>14}", fmt::format("O_s {}", kernel_family_name(f)));
+  out += fmt::format("{:>5}  {:<22} {:>12} {:>12} {:>12}{} {:>12} {:>12}  {:<4} {}\n", "op", "kind", "live bytes",
+                     "O_s analytic", "O_s algor.", family_heads, "O_s used", "desc. used", "walk", "");
   for (size_t i = 0; i < sg.ops.size(); ++i) {
     const int32_t time = r.op_times[i];
     bool peak = time == r.peak_op;
     const OpOverlap& o = r.overlaps[i];
     auto used = [&](int64_t bytes) { return o.pair.input_dies ? fmt::format("{}", bytes) : std::string("-"); };
-    out += fmt::format("{:>5}  {:<22} {:>12} {:>12} {:>12} {:>12} {:>12}  {:<4} {}\n", i, sg.ops[i].name(),
-                       r.live_bytes[static_cast<size_t>(time)], bytes_or_dash(o.analytic), bytes_or_dash(o.algorithmic), used(o.used_bytes),
+    std::string family_cells;
+    for (KernelFamily f : cmsis) family_cells += fmt::format(" {:>14}", family_overlap_text(o, f));
+    out += fmt::format("{:>5}  {:<22} {:>12} {:>12} {:>12}{} {:>12} {:>12}  {:<4} {}\n", i, sg.ops[i].name(),
+                       r.live_bytes[static_cast<size_t>(time)], bytes_or_dash(o.analytic), bytes_or_dash(o.algorithmic),
+                       family_cells, used(o.used_bytes),
                        o.algorithmic_descending || o.analytic_descending ? used(o.used_descending_bytes) : "-",
                        descending[i] ? "desc" : "asc", peak ? "<- peak" : "");
   }
@@ -236,7 +247,7 @@ std::string plan_report_text(const Graph& graph, const PlanResult& r) {
                        naive_bytes(problem), lower_bound_bytes(problem));
   }
   for (const ScratchBuffer& buffer : r.scratch_buffers) {
-    out += fmt::format("TFLM scratch buffer at op {}: {} bytes, {}: {}\n", buffer.op, buffer.bytes, buffer.kernel,
+    out += fmt::format("scratch buffer at op {}: {} bytes, {}: {}\n", buffer.op, buffer.bytes, buffer.kernel,
                        buffer.buffer);
   }
   out += "every plan's bytes are TFLM's head for it: sizes rounded up to 16, scratch buffers included\n";

@@ -73,6 +73,11 @@ Interpreter::Interpreter(const Graph& graph, TensorPlacement placement, Schedule
   for (const ScheduleStep& step : schedule_.steps) {
     if (!step.descending && step.region.is_whole()) continue;
     const Op& o = subgraph_.ops[static_cast<size_t>(step.op)];
+    if (is_cmsis_nn(schedule_.kernels)) {
+      throw Error(fmt::format("{}: op {} ({}): {} kernels walk their output ascending only; the schedule walks it {}",
+                              graph.source, step.op, o.name(), kernel_family_name(schedule_.kernels),
+                              step.descending ? "descending" : "over a region"));
+    }
     if (!kernel_walks_descending(static_cast<OpKind>(o.builtin_code))) {
       throw Error(fmt::format("{}: the schedule walks op {} ({}) {}, which its kernel cannot", graph.source, step.op,
                               o.name(), step.descending ? "descending" : "over a region"));

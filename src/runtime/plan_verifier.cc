@@ -8,10 +8,13 @@
 
 namespace dmo {
 
-VerifyResult verify_placement(const Graph& graph, const TensorPlacement& placement, std::span<const uint8_t> input) {
+VerifyResult verify_placement(const Graph& graph, const TensorPlacement& placement, std::span<const uint8_t> input,
+                              KernelFamily family) {
   const Subgraph& sg = graph.main();
   // The placement is checked (and the ops prepared) before the reference runs.
-  Interpreter planned(graph, placement);
+  Schedule schedule = default_schedule(graph, placement.descending_ops);
+  schedule.kernels = family;
+  Interpreter planned(graph, placement, std::move(schedule));
   Interpreter reference(graph, unshared_placement(sg));
   reference.set_inputs(input);
   reference.run();

@@ -14,6 +14,7 @@
 #include "dmo/tflite/reader.h"
 #include "dmo/tflite/writer.h"
 #include "output_file.h"
+#include "kernels_option.h"
 #include "progress.h"
 
 namespace dmo::cli {
@@ -22,6 +23,7 @@ Command add_export_command(CLI::App& app) {
   struct Options {
     std::string model, output, c_header;
     bool json = false, preserve_inputs = false;
+    std::string kernels = "all";
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
@@ -35,15 +37,18 @@ Command add_export_command(CLI::App& app) {
   cmd->add_flag("--preserve-inputs", o->preserve_inputs,
                 "keep the graph inputs intact during Invoke (no tensor takes their bytes)");
   cmd->add_flag("--json", o->json, "print one JSON object");
+  add_kernels_option(cmd, o->kernels,
+                     "default all: firmware built with TFLM's reference kernels or with CMSIS-NN can use the file");
   return [o] {
     if (o->output.empty() && o->c_header.empty()) {
       throw Error("export: give -o OUT.tflite, --c-header FILE.h, or both");
     }
     ModelFile model = read_model_file(o->model);
     Graph graph = read_tflite_bytes(model.bytes, model.source);
-    // TFLM's reference kernels walk ascending: plan for that order only.
+    // TFLM's kernels walk ascending: plan for that order only.
     PlanOptions ascending_only;
     ascending_only.allow_descending = false;
+    ascending_only.families = kernel_families(o->kernels);
     ascending_only.preserve_graph_inputs = o->preserve_inputs;
     ascending_only.progress = progress_reporter("export", "planning: safe overlaps", "op walks");
     PlanResult report = plan_model(graph, ascending_only);
@@ -79,6 +84,7 @@ Command add_export_command(CLI::App& app) {
                           {"dmo_bytes", deployment.dmo_bytes},
                           {"tflm_greedy_bytes", report.tflm_greedy.arena_size},
                           {"tensors_planned", deployment.tensors_planned},
+                          {"kernels", kernel_families_label(report.families)},
                           {"safe_for", deployment_safe_for(deployment)},
                           {"preserve_inputs", o->preserve_inputs},
                           {"overwritten_inputs", deployment.overwritten_inputs},

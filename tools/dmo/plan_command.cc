@@ -10,6 +10,7 @@
 #include "dmo/runtime/plan_verifier.h"
 #include "dmo/zoo/zoo.h"
 #include "io_files.h"
+#include "kernels_option.h"
 #include "progress.h"
 
 namespace dmo::cli {
@@ -24,6 +25,7 @@ Command add_plan_command(CLI::App& app) {
     int64_t alignment = 16;
     std::string walks = "any";
     std::string dump_problem;
+    std::string kernels = "tflm-reference";
   };
   auto options = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("plan", "Arena figures of a model: naive, TFLM's greedy planner, lower bound");
@@ -42,6 +44,7 @@ Command add_plan_command(CLI::App& app) {
                   "kernel walking orders to plan for: any (default; conv, depthwise conv and pooling may walk their "
                   "output descending, as dmo's runtime can) or ascending (TFLite's order only, what TFLM runs)")
       ->check(CLI::IsMember({"any", "ascending"}));
+  add_kernels_option(cmd, options->kernels, "default tflm-reference; a cmsis family walks ascending only");
   cmd->add_option("--dump-problem", options->dump_problem,
                   "write the problem dmo's planner solved (buffers, lifetimes, overlap pairs) to this JSON file, "
                   "for `dmo solve`");
@@ -58,6 +61,7 @@ Command add_plan_command(CLI::App& app) {
     report_options.preserve_graph_inputs = options->preserve_inputs;
     report_options.alignment = options->alignment;
     report_options.allow_descending = options->walks == "any";
+    report_options.families = kernel_families(options->kernels);
     report_options.progress = progress_reporter("plan", "safe overlaps", "op walks");
     PlanResult report = plan_model(graph, report_options);
     if (!options->dump_problem.empty()) write_text_file(options->dump_problem, problem_json(report.problem));

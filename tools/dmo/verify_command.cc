@@ -8,6 +8,7 @@
 #include "dmo/pipeline/model_source.h"
 #include "dmo/pipeline/verified_plan.h"
 #include "io_files.h"
+#include "kernels_option.h"
 #include "progress.h"
 
 namespace dmo::cli {
@@ -75,6 +76,7 @@ Command add_verify_command(CLI::App& app) {
     std::string model, input, plan;
     uint32_t seed = 1;
     bool json = false;
+    std::string kernels = "tflm-reference";
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
@@ -89,26 +91,51 @@ Command add_verify_command(CLI::App& app) {
                   "'dmo' for dmo's plan, or a placement JSON {\"arena_bytes\", \"offsets\", optional "
                   "\"descending_ops\"} (default: the model's offline plan when it has one, else dmo's plan)");
   cmd->add_flag("--json", o->json, "print the result as JSON");
+  add_kernels_option(cmd, o->kernels,
+                     "default tflm-reference; dmo's plan is made for the families named, and the plan is run "
+                     "and validated with each family's kernels in turn");
   return [o] {
     Graph graph = load_model(o->model);
     std::vector<uint8_t> input = load_input(graph, o->input, o->seed);
-    const PlanToVerify plan =
-        choose_plan_to_verify(graph, o->plan, progress_reporter("verify", "planning: safe overlaps", "op walks"));
-    progress_note("verify", "running unshared and inside the plan, checking every arena byte");
-    const VerifyResult result =
-        verify_plan(graph, plan.placement, input, progress_reporter("verify", "validating: safe overlaps", "op walks"));
-    if (o->json) {
-      std::cout << verify_json(graph, plan, result).dump(2) << '\n';
-    } else {
+    const std::vector<KernelFamily> families = kernel_families(o->kernels);
+    const PlanToVerify plan = choose_plan_to_verify(
+        graph, o->plan, progress_reporter("verify", "planning: safe overlaps", "op walks"), families);
+    bool all_ok = true;
+    nlohmann::json by_kernels = nlohmann::json::array();
+    for (KernelFamily family : families) {
+      progress_note("verify", fmt::format("running unshared and inside the plan with {} kernels, checking every "
+                                          "arena byte", kernel_family_name(family)));
+      const VerifyResult result = verify_plan(graph, plan.placement, input,
+                                              progress_reporter("verify", "validating: safe overlaps", "op walks"),
+                                              family);
+      all_ok = all_ok && result.ok();
+      if (o->json) {
+        nlohmann::json j = verify_json(graph, plan, result);
+        j["kernels"] = std::string(kernel_family_name(family));
+        by_kernels.push_back(std::move(j));
+        continue;
+      }
       // A clean run on one line; findings one per line under the heading.
       std::string findings = result.describe(graph);
       for (size_t at = findings.find('\n'); at != std::string::npos; at = findings.find('\n', at + 1)) {
         findings.insert(at + 1, "  ");
       }
-      std::cout << graph.source << ": " << plan_description(plan) << (result.ok() ? ": " : ":\n  ") << findings
-                << '\n';
+      const std::string kernels = family == KernelFamily::kTflmReference && families.size() == 1
+                                      ? std::string()
+                                      : fmt::format(", {} kernels", kernel_family_name(family));
+      std::cout << graph.source << ": " << plan_description(plan) << kernels << (result.ok() ? ": " : ":\n  ")
+                << findings << '\n';
     }
-    return result.ok() ? 0 : 1;
+    if (o->json) {
+      // One family: its result as the object; several: each in turn.
+      nlohmann::json j = by_kernels.size() == 1 ? by_kernels.front()
+                                                 : nlohmann::json{{"model", graph.source},
+                                                                  {"kernels", kernel_families_label(families)},
+                                                                  {"ok", all_ok},
+                                                                  {"by_kernels", by_kernels}};
+      std::cout << j.dump(2) << '\n';
+    }
+    return all_ok ? 0 : 1;
   };
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "dmo/model/graph.h"
+#include "dmo/ops/kernel_family.h"
 #include "dmo/overlap/overlap_candidates.h"
 #include "dmo/plan/memory_problem.h"
 
@@ -18,6 +19,14 @@ namespace dmo {
 enum class OverlapMethod { kNone, kAnalytic, kAlgorithmic };
 
 const char* overlap_method_name(OverlapMethod method);
+
+// A cmsis family's kernel for an op its glue runs on CMSIS-NN.
+struct FamilyOverlap {
+  KernelFamily family = KernelFamily::kCmsisNn;
+  std::string implementation;          // the CMSIS-NN function and path
+  std::optional<int64_t> algorithmic;  // its loop nest's O_s (no closed forms for these)
+  std::string unavailable;
+};
 
 struct OpOverlap {
   OverlapCandidate pair;
@@ -31,6 +40,9 @@ struct OpOverlap {
   std::optional<int64_t> analytic_descending;
   std::optional<int64_t> algorithmic_descending;
   int64_t used_descending_bytes = 0;
+  // Per cmsis family of the options whose kernel for this op is not the
+  // reference one. used_bytes is the least over the options' families.
+  std::vector<FamilyOverlap> by_family;
 };
 
 struct SafeOverlapOptions {
@@ -41,10 +53,17 @@ struct SafeOverlapOptions {
   // Let kernels that can walk descending do so (dmo's runtime and generated
   // code); false keeps TFLite's ascending order, which TFLM's kernels need.
   bool allow_descending = true;
+  // The kernel families the plan must be safe for: each op's O_s is the
+  // least over them (a cmsis family's walks are ascending only).
+  std::vector<KernelFamily> families = {KernelFamily::kTflmReference};
   // Told (ops done, ops to do) as the kernels' loop nests are analysed, for
   // a progress display; empty: nothing is told. Never called concurrently.
   std::function<void(size_t done, size_t total)> progress = nullptr;
 };
+
+// Whether kernels may walk descending: only dmo's reference kernels can, so
+// a plan safe for a cmsis family walks ascending.
+bool walks_descending_allowed(const std::vector<KernelFamily>& families);
 
 // Per op of subgraph 0, for the pairs of overlap_candidates under `schedule`.
 // Analytic: the closed form where there is one, else the algorithmic value.

@@ -12,6 +12,7 @@
 #include "dmo/overlap/safe_overlaps.h"
 #include "dmo/plan/memory_problem.h"
 #include "dmo/plan/plan.h"
+#include "dmo/ops/kernel_family.h"
 #include "dmo/plan/tflm_scratch_buffers.h"
 #include "dmo/runtime/tensor_placement.h"
 #include "dmo/schedule/schedule.h"
@@ -29,6 +30,10 @@ struct PlanOptions {
   // tighter (dmo's runtime and generated code); false plans for TFLite's
   // ascending kernels only, as TFLM needs.
   bool allow_descending = true;
+  // The kernel families the plan must be safe for (ops/kernel_family.h):
+  // per op the least O_s over them, and room for the largest scratch
+  // buffers any of them requests. A cmsis family walks ascending only.
+  std::vector<KernelFamily> families = {KernelFamily::kTflmReference};
   // Progress of the slow step, finding each op's safe overlaps (see SafeOverlapOptions::progress).
   std::function<void(size_t done, size_t total)> progress = nullptr;
 };
@@ -48,7 +53,8 @@ struct PlanResult {
   int32_t planned_subgraphs = 1;    // the figures cover subgraphs 0 .. planned_subgraphs - 1
   std::vector<int32_t> op_times;    // per op of subgraph 0: its time in `problem` (its index on one subgraph)
   std::vector<Lifetime> lifetimes;  // per tensor of the problem (flat), under `schedule`
-  std::vector<ScratchBuffer> scratch_buffers;  // what TFLM's kernels request, op order
+  std::vector<ScratchBuffer> scratch_buffers;  // what the families' kernels request, op order
+  std::vector<KernelFamily> families;          // the plan is safe for these kernels
   int32_t accelerator_fixed_buffers = 0;       // buffers of `problem` fixed for accelerator ops
   // What TFLM plans: `problem`'s buffers (no overlap pairs) with the model's
   // offline offsets fixed, as TFLM's allocator does.

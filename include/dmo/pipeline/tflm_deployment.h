@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "dmo/model/graph.h"
+#include "dmo/ops/kernel_family.h"
 #include "dmo/pipeline/plan_pipeline.h"
 
 namespace dmo {
@@ -36,11 +37,13 @@ struct TflmDeployment {
   // Graph inputs of subgraph 0 whose bytes another buffer (tensor or TFLM
   // scratch buffer) takes over during Invoke, as TFLM lays out `words`.
   std::vector<int32_t> overwritten_inputs;
+  // The kernel families dmo's plan was made for (PlanResult::families).
+  std::vector<KernelFamily> families = {KernelFamily::kTflmReference};
 };
 
-// The kernels a deployed plan is safe for: dmo's overlaps are those of
-// TFLM's reference kernels' loop orders, every op walking ascending.
-const char* deployment_safe_for(const TflmDeployment& deployment);
+// The kernels a deployed plan is safe for: dmo's overlaps are those of the
+// plan's kernel families' loop orders, every op walking ascending.
+std::string deployment_safe_for(const TflmDeployment& deployment);
 
 // `result` must come from plan_model with ascending walks only (TFLM's
 // kernels). With `preserve_inputs` (result planned with

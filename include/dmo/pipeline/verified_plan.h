@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "dmo/model/graph.h"
+#include "dmo/ops/kernel_family.h"
 #include "dmo/runtime/plan_verifier.h"
 #include "dmo/runtime/tensor_placement.h"
 
@@ -37,7 +38,10 @@ struct PlanToVerify {
 // plan), "dmo" or the path of a placement file (pipeline/placement_file.h).
 // `progress` is told of the safe-overlap analysis (SafeOverlapOptions::progress).
 using VerifyProgress = std::function<void(size_t done, size_t total)>;
-PlanToVerify choose_plan_to_verify(const Graph& graph, const std::string& plan, const VerifyProgress& progress = nullptr);
+// `families`: the kernels the plan must be safe for (dmo's plan is made for
+// them; each must have a kernel for every op).
+PlanToVerify choose_plan_to_verify(const Graph& graph, const std::string& plan, const VerifyProgress& progress = nullptr,
+                                   const std::vector<KernelFamily>& families = {KernelFamily::kTflmReference});
 
 // The offline plan's offsets for the tensors of subgraph 0, every op walking
 // ascending as TFLM's kernels do; tensors it leaves to TFLM (-1) are put
@@ -48,16 +52,19 @@ PlanToVerify offline_placement(const Graph& graph);
 // The validator (plan/plan_validator.h) on a placement: lifetimes of the
 // default schedule with the placement's descending walks; the allowed
 // overlaps are each op's (output, dying input) pairs within the exact
-// algorithmic O_s of the walk the placement declares (not floored to an
-// alignment, and no alignment required). Empty when valid.
+// algorithmic O_s of the walk the placement declares, by `family`'s
+// kernels (not floored to an alignment, and no alignment required). Empty
+// when valid.
 std::vector<std::string> validate_placement(const Graph& graph, const TensorPlacement& placement,
-                                            const VerifyProgress& progress = nullptr);
+                                            const VerifyProgress& progress = nullptr,
+                                            KernelFamily family = KernelFamily::kTflmReference);
 
 // The checked run (verify_placement), then the validator's findings and the
 // tensors read but never written added.
 // Throws dmo::Error when the placement does not fit the model or an op has
 // no kernel.
 VerifyResult verify_plan(const Graph& graph, const TensorPlacement& placement, std::span<const uint8_t> input,
-                         const VerifyProgress& progress = nullptr);
+                         const VerifyProgress& progress = nullptr,
+                         KernelFamily family = KernelFamily::kTflmReference);
 
 }  // namespace dmo

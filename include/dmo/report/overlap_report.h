@@ -8,11 +8,15 @@
 #include <vector>
 
 #include "dmo/model/graph.h"
+#include "dmo/ops/kernel_family.h"
 #include "dmo/overlap/safe_overlaps.h"
 
 namespace dmo {
 
-nlohmann::json overlap_report_json(const Graph& graph, const std::vector<OpOverlap>& rows);
-std::string overlap_report_text(const Graph& graph, const std::vector<OpOverlap>& rows);
+// `families`: what the rows were computed for (a column per cmsis family).
+nlohmann::json overlap_report_json(const Graph& graph, const std::vector<OpOverlap>& rows,
+                                   const std::vector<KernelFamily>& families = {KernelFamily::kTflmReference});
+std::string overlap_report_text(const Graph& graph, const std::vector<OpOverlap>& rows,
+                                const std::vector<KernelFamily>& families = {KernelFamily::kTflmReference});
 
 }  // namespace dmo

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "dmo/model/graph.h"
+#include "dmo/ops/kernel_family.h"
 #include "dmo/ops/memory_policy.h"
 #include "dmo/runtime/tensor_placement.h"
 #include "dmo/runtime/unwritten_reads.h"
@@ -51,6 +52,9 @@ std::string describe_unwritten_read(const Subgraph& subgraph, const UnwrittenRea
 // Runs the model unshared and inside `placement` (with the checking policy)
 // on `input`; throws dmo::Error when the placement does not fit the model or
 // an op has no kernel.
-VerifyResult verify_placement(const Graph& graph, const TensorPlacement& placement, std::span<const uint8_t> input);
+// `family`'s kernels run inside the placement; TFLM's reference kernels
+// run the unshared reference (every family computes TFLM's values).
+VerifyResult verify_placement(const Graph& graph, const TensorPlacement& placement, std::span<const uint8_t> input,
+                              KernelFamily family = KernelFamily::kTflmReference);
 
 }  // namespace dmo
