@@ -2,12 +2,15 @@
 // mirroring TFLM's kernels/cmsis_nn/conv.cc (Prepare's scratch request via
 // arm_convolve_wrapper_s8_get_buffer_size; EvalInt8 -> EvalQuantizedPerChannel
 // -> arm_convolve_wrapper_s8) and the CMSIS-NN functions the wrapper picks,
-// as read in CMSIS-NN V.3.7.0 vendored by tensorflow/tflite-micro at
-// b793c4414cd5b864e56d531b3f95e817bcacf304 (arm_convolve_s8.c,
-// arm_convolve_1x1_s8.c, arm_convolve_get_buffer_sizes_s8.c) and
-// ARM-software/CMSIS-NN at 7676d05afe20da3be2af4c45f40d64847e6315bd
-// (arm_nn_mat_mult_nt_t_s8.c, arm_nn_mat_mult_kernel_s8_s16.c) and
-// 5935b2f2f7fe4afe29fc738c5ecdf1fad30aa37a (arm_convolve_1_x_n_s8.c).
+// as read in the CMSIS-NN that tensorflow/tflite-micro vendors at
+// b793c4414cd5b864e56d531b3f95e817bcacf304 (arm_convolve_s8.c V.3.7.0,
+// arm_convolve_1x1_s8.c, arm_nn_mat_mult_nt_t_s8.c,
+// arm_convolve_get_buffer_sizes_s8.c V.2.1.1), with what that copy lacks
+// from ARM-software/CMSIS-NN: arm_nn_mat_mult_kernel_s8_s16.c at
+// 7676d05afe20da3be2af4c45f40d64847e6315bd,
+// arm_nn_mat_mult_kernel_row_offset_s8_s16.c at
+// 1e52d6833aecc075a487005fc16e75ce4c255182, arm_convolve_1_x_n_s8.c at
+// 5935b2f2f7fe4afe29fc738c5ecdf1fad30aa37a.
 //
 // Paths, without MVE:
 //  - 1x1, no padding, unit dilation, stride 1: arm_convolve_1x1_s8_fast, one
@@ -28,8 +31,12 @@
 //    every pixel.
 // The DSP paths differ only in reading the input 4 bytes at a time in
 // arm_nn_mat_mult_nt_t_s8 (row 0's four bytes, then row 1's); the s16
-// conversion reads only the scratch. The wrapper's 1x1 and 1xN kernels do
-// not handle groups, so grouped convolutions take arm_convolve_s8 here.
+// conversion reads only the scratch. The wrapper's 1x1 and 1xN branches
+// also ask for filter depth == input depth (those kernels have no groups),
+// so grouped convolutions take arm_convolve_s8.
+// int16 activations (arm_convolve_wrapper_s16) and int4 filters
+// (arm_convolve_wrapper_s4) are not mirrored: dmo's reference CONV_2D runs
+// neither, so such ops fall back to it and fail as it does.
 // Values: CMSIS-NN's sums start from the bias and fold the input offset in
 // differently, which in 32-bit wrapping arithmetic equals the reference's
 // sum; requantisation is the reference's, so outputs are TFLM's.
@@ -115,7 +122,9 @@ ConvPath select_path(const ConvShape& s) {
 // arm_convolve_wrapper_s8_get_buffer_size without MVE (the same with and
 // without DSP in this version): two int16 im2col columns of the 4-aligned
 // column length for arm_convolve_s8 (and 1xN, which calls it), nothing for
-// the 1x1 kernels. It counts the input depth, not the filter depth.
+// the 1x1 kernels. It counts the input depth, not the filter depth, and
+// has no group test: for a grouped unpadded 1x1 layer it requests nothing
+// although the wrapper then runs arm_convolve_s8.
 int64_t scratch_bytes(const ConvShape& s) {
   if (is_unpadded_1x1(s)) return 0;
   const int64_t columns = int64_t{s.filter_width} * s.filter_height * s.input_depth;
