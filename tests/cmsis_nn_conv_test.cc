@@ -165,6 +165,49 @@ ConvCase strided_3x3_on_16x16() {
   return c;
 }
 
+// One int8 CONV_2D run under `family`: input zero point -1 (offset +1),
+// filter scale 1, output scale 2 (multiplier exactly 0.5; every sum below is
+// even, so no rounding tie), output zero point 3.
+std::vector<int8_t> run_small_int8_conv(KernelFamily family, const Shape& input_shape, const std::vector<int8_t>& input,
+                                        const Shape& filter_shape, const std::vector<int8_t>& filter,
+                                        const std::vector<int32_t>& bias, const Shape& output_shape, Padding padding) {
+  GraphBuilder b("cmsis_nn_conv_test");
+  const int32_t in = b.add_tensor("input", DataType::kInt8, input_shape, per_tensor(1.0f, -1));
+  const int32_t weights = b.add_constant_values<int8_t>("filter", DataType::kInt8, filter_shape, filter,
+                                                        per_tensor(1.0f, 0));
+  const int32_t biases =
+      b.add_constant_values<int32_t>("bias", DataType::kInt32, {static_cast<int32_t>(bias.size())}, bias);
+  const int32_t out = b.add_tensor("output", DataType::kInt8, output_shape, per_tensor(2.0f, 3));
+  b.add_op(OpKind::kConv2D, {in, weights, biases}, {out}, Conv2DParams{padding, 1, 1, 1, 1, Activation::kNone});
+  b.set_inputs({in});
+  b.set_outputs({out});
+  const Graph graph = b.finish();
+  Schedule schedule = default_schedule(graph);
+  schedule.kernels = family;
+  Interpreter interpreter(graph, unshared_placement(graph.main()), schedule);
+  interpreter.set_inputs(test::bytes_of(input));
+  EXPECT_FALSE(interpreter.run_checked().has_value());
+  return test::values_from<int8_t>(interpreter.tensor_contents(out));
+}
+
+TEST(CmsisNnConv, ComputesHandComputedInt8Values) {
+  for (KernelFamily family : kCmsisFamilies) {
+    SCOPED_TRACE(std::string(kernel_family_name(family)));
+    // arm_convolve_1x1_s8_fast: pixels [1, 2] and [-1, 3] (+1: [2, 3], [0, 4]);
+    // channel 0 [1, 2] bias 0: 8, 8; channel 1 [-1, 2] bias 4: 8, 12;
+    // channel 2 [2, -2] bias -2: -4, -10; halved, plus 3.
+    EXPECT_EQ(run_small_int8_conv(family, {1, 1, 2, 2}, {1, 2, -1, 3}, {3, 1, 1, 2}, {1, 2, -1, 2, 2, -2}, {0, 4, -2},
+                                  {1, 1, 2, 3}, Padding::kValid),
+              (std::vector<int8_t>{7, 7, 1, 7, 9, -2}));
+    // arm_convolve_s8, 3x3 SAME on 2x2: every window holds all four pixels
+    // (+1: 2 + 3 + 4 + 5 = 14) and padding taps, which hold the zero point
+    // and add nothing: 14 / 2 + 3.
+    EXPECT_EQ(run_small_int8_conv(family, {1, 2, 2, 1}, {1, 2, 3, 4}, {1, 3, 3, 1}, std::vector<int8_t>(9, 1), {0},
+                                  {1, 2, 2, 1}, Padding::kSame),
+              (std::vector<int8_t>{10, 10, 10, 10}));
+  }
+}
+
 TEST(CmsisNnConv, SelectsTheFunctionOfArmConvolveWrapperS8) {
   ConvCase strided_1x1 = pointwise_16_to_8_on_8x8();
   strided_1x1.stride_h = strided_1x1.stride_w = 2;

@@ -6,7 +6,8 @@
 // b793c4414cd5b864e56d531b3f95e817bcacf304 (arm_convolve_s8.c V.3.7.0,
 // arm_convolve_1x1_s8.c, arm_nn_mat_mult_nt_t_s8.c,
 // arm_convolve_get_buffer_sizes_s8.c V.2.1.1), with what that copy lacks
-// from ARM-software/CMSIS-NN: arm_nn_mat_mult_kernel_s8_s16.c at
+// from ARM-software/CMSIS-NN: arm_convolve_1x1_s8_fast.c at
+// d1c35d332c63c36f347df1bf6f2872f0598d2ee8, arm_nn_mat_mult_kernel_s8_s16.c at
 // 7676d05afe20da3be2af4c45f40d64847e6315bd,
 // arm_nn_mat_mult_kernel_row_offset_s8_s16.c at
 // 1e52d6833aecc075a487005fc16e75ce4c255182, arm_convolve_1_x_n_s8.c at
