@@ -18,4 +18,7 @@ namespace dmo {
 // Dispatch by op kind: the CMSIS-NN kernel for ctx.family, or nothing.
 std::optional<PreparedKernel> prepare_cmsis_nn_kernel(const OpContext& ctx);
 
+// CONV_2D: arm_convolve_wrapper_s8's kernels for int8 (conv_s8.cc).
+std::optional<PreparedKernel> prepare_cmsis_nn_conv2d(const OpContext& ctx);
+
 }  // namespace dmo
