@@ -6,6 +6,9 @@ namespace dmo {
 
 std::optional<PreparedKernel> prepare_cmsis_nn_kernel(const OpContext& ctx) {
   switch (static_cast<OpKind>(ctx.op->builtin_code)) {
+    // Sequence and matrix ops.
+    case OpKind::kSvdf: return prepare_cmsis_nn_svdf(ctx);
+    case OpKind::kUnidirectionalSequenceLstm: return prepare_cmsis_nn_unidirectional_sequence_lstm(ctx);
     default: return std::nullopt;
   }
 }

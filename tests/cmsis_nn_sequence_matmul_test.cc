@@ -1,0 +1,453 @@
+// SVDF, UNIDIRECTIONAL_SEQUENCE_LSTM, BATCH_MATMUL and TRANSPOSE_CONV in the
+// cmsis-nn families: which CMSIS-NN function each op runs and the scratch
+// buffers its glue requests, the safe overlap of each family's access order
+// (with the checking policy's verdict at it and one element past it, and
+// TFLM's reference values when nothing is clobbered), random shapes of the
+// same facts, CMSIS-NN's own arithmetic where it differs from TFLM's
+// reference, float ops left to the reference kernels, and the shared models.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "dmo/error.h"
+#include "dmo/runtime/interpreter.h"
+#include "dmo/tflite/reader.h"
+#include "dmo/zoo/graph_builder.h"
+#include "single_op_overlap.h"
+#include "test_support.h"
+
+namespace dmo {
+namespace {
+
+using test::bytes_of;
+using test::per_tensor;
+using test::values_from;
+
+constexpr std::array<KernelFamily, 2> kCmsisFamilies = {KernelFamily::kCmsisNn, KernelFamily::kCmsisNnDsp};
+
+std::string family_suffix(KernelFamily family) { return family == KernelFamily::kCmsisNnDsp ? "(DSP)" : "(portable)"; }
+
+const PreparedKernel& prepared_kernel(const Interpreter& interpreter) { return interpreter.prepared(0); }
+
+// The family's implementation of op 0 of `graph`.
+std::string implementation_of(const Graph& graph, KernelFamily family) {
+  Schedule schedule = default_schedule(graph);
+  schedule.kernels = family;
+  const Interpreter interpreter(graph, unshared_placement(graph.main()), schedule);
+  return prepared_kernel(interpreter).implementation;
+}
+
+std::vector<int64_t> scratch_bytes_of(const Graph& graph, KernelFamily family) {
+  Schedule schedule = default_schedule(graph);
+  schedule.kernels = family;
+  const Interpreter interpreter(graph, unshared_placement(graph.main()), schedule);
+  std::vector<int64_t> bytes;
+  for (const KernelScratch& s : prepared_kernel(interpreter).scratch) bytes.push_back(s.bytes);
+  return bytes;
+}
+
+// The error message of preparing and running `graph` under `family`, or "".
+std::string run_error(const Graph& graph, KernelFamily family) {
+  try {
+    Schedule schedule = default_schedule(graph);
+    schedule.kernels = family;
+    Interpreter interpreter(graph, unshared_placement(graph.main()), schedule);
+    interpreter.set_inputs(std::vector<uint8_t>(static_cast<size_t>(interpreter.input_bytes())));
+    interpreter.run();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// The output of one unshared run of `graph` under `family`.
+std::vector<uint8_t> run_output(const test::OneOp& m, const std::vector<uint8_t>& input, KernelFamily family) {
+  Interpreter interpreter(m.graph, unshared_placement(m.graph.main()), test::schedule_for(m, family));
+  interpreter.set_inputs(input);
+  interpreter.run();
+  return interpreter.tensor_contents(m.output);
+}
+
+std::vector<uint8_t> random_bytes(std::mt19937& rng, int64_t n) {
+  std::vector<uint8_t> bytes(static_cast<size_t>(n));
+  for (uint8_t& b : bytes) b = static_cast<uint8_t>(rng());
+  return bytes;
+}
+
+template <typename T>
+std::vector<T> random_values(std::mt19937& rng, int64_t n, int lo, int hi) {
+  std::uniform_int_distribution<int> value(lo, hi);
+  std::vector<T> v(static_cast<size_t>(n));
+  for (T& x : v) x = static_cast<T>(value(rng));
+  return v;
+}
+
+// The overlap facts of one op under `family`: no clobber at the family's
+// O_s (and TFLM's reference values), a clobber one element past it when it
+// is below the whole output. Returns that O_s.
+int64_t check_overlap_facts(const test::OneOp& m, KernelFamily family, const std::vector<uint8_t>& input,
+                            int64_t element, const std::string& what) {
+  const int64_t os = test::addresses(m, family).safe_overlap();
+  EXPECT_FALSE(test::clobbers_at_overlap(m, os, input, family)) << what << " at O_s " << os;
+  if (os < test::bytes_of_tensor(m, m.output)) {
+    EXPECT_TRUE(test::clobbers_at_overlap(m, os + element, input, family)) << what << " past O_s " << os;
+  }
+  return os;
+}
+
+// ------------------------------------------------------------------- SVDF
+
+struct SvdfShape {
+  int32_t batch = 1, input_size = 4, filters = 6, memory = 3, rank = 1;
+  DataType state = DataType::kInt8;
+  bool bias = true;
+};
+
+// Scales keep every new state value inside the int8 range (where CMSIS-NN
+// and the reference agree); the weights are random.
+test::OneOp svdf_model(const SvdfShape& s, std::mt19937& rng, float to_state = 1e-4f) {
+  GraphBuilder b("cmsis_nn_sequence_matmul_test");
+  test::OneOp m;
+  const int32_t units = s.filters / s.rank;
+  m.input = b.add_tensor("input", DataType::kInt8, {s.batch, s.input_size}, per_tensor(0.01f, 3));
+  const int32_t wf = b.add_constant_values<int8_t>("weights_feature", DataType::kInt8, {s.filters, s.input_size},
+                                                   random_values<int8_t>(rng, s.filters * s.input_size, -127, 127),
+                                                   per_tensor(to_state * 100.0f, 0));
+  int32_t wt = 0;
+  if (s.state == DataType::kInt16) {
+    wt = b.add_constant_values<int16_t>("weights_time", DataType::kInt16, {s.filters, s.memory},
+                                        random_values<int16_t>(rng, s.filters * s.memory, -2000, 2000),
+                                        per_tensor(0.002f, 0));
+  } else {
+    wt = b.add_constant_values<int8_t>("weights_time", DataType::kInt8, {s.filters, s.memory},
+                                       random_values<int8_t>(rng, s.filters * s.memory, -127, 127),
+                                       per_tensor(0.002f, 0));
+  }
+  const int32_t bias = s.bias ? b.add_constant_values<int32_t>("bias", DataType::kInt32, {units},
+                                                               random_values<int32_t>(rng, units, -500, 500),
+                                                               per_tensor(1.0f * 0.002f, 0))
+                              : kNoTensor;
+  const int32_t state = b.add_tensor("state", s.state, {s.batch, s.filters * s.memory}, per_tensor(1.0f, 0));
+  m.output = b.add_tensor("output", DataType::kInt8, {s.batch, units}, per_tensor(0.5f, -2));
+  SvdfParams p;
+  p.rank = s.rank;
+  b.add_op(OpKind::kSvdf, {m.input, wf, wt, bias, state}, {m.output}, p);
+  b.set_inputs({m.input});
+  b.set_outputs({m.output});
+  m.graph = b.finish();
+  m.graph.subgraphs[0].tensors[static_cast<size_t>(state)].is_variable = true;
+  return m;
+}
+
+TEST(CmsisSvdf, SelectsTheStateTypesFunctionAndTheGluesScratch) {
+  std::mt19937 rng(1);
+  const test::OneOp s8 = svdf_model({2, 4, 6, 3, 2, DataType::kInt8, true}, rng);
+  const test::OneOp s16 = svdf_model({2, 4, 6, 3, 2, DataType::kInt16, true}, rng);
+  for (KernelFamily family : kCmsisFamilies) {
+    EXPECT_EQ(implementation_of(s8.graph, family), "arm_svdf_s8 " + family_suffix(family));
+    EXPECT_EQ(implementation_of(s16.graph, family), "arm_svdf_state_s16_s8 " + family_suffix(family));
+    // batch x filters and batch x units int32.
+    EXPECT_EQ(scratch_bytes_of(s8.graph, family), (std::vector<int64_t>{2 * 6 * 4, 2 * 3 * 4}));
+    EXPECT_EQ(scratch_bytes_of(s16.graph, family), (std::vector<int64_t>{2 * 6 * 4, 2 * 3 * 4}));
+  }
+  EXPECT_EQ(implementation_of(s8.graph, KernelFamily::kTflmReference), "");
+}
+
+TEST(CmsisSvdf, FloatRunsTheReferenceKernel) {
+  GraphBuilder b("cmsis_nn_sequence_matmul_test");
+  const int32_t input = b.add_tensor("input", DataType::kFloat32, {1, 2});
+  const int32_t wf = b.add_constant_values<float>("wf", DataType::kFloat32, {2, 2}, {1, 2, 3, 4});
+  const int32_t wt = b.add_constant_values<float>("wt", DataType::kFloat32, {2, 2}, {1, 1, 1, 1});
+  const int32_t state = b.add_tensor("state", DataType::kFloat32, {1, 4});
+  const int32_t output = b.add_tensor("output", DataType::kFloat32, {1, 2});
+  SvdfParams p;
+  p.rank = 1;
+  b.add_op(OpKind::kSvdf, {input, wf, wt, kNoTensor, state}, {output}, p);
+  b.set_inputs({input});
+  b.set_outputs({output});
+  Graph graph = b.finish();
+  graph.subgraphs[0].tensors[static_cast<size_t>(state)].is_variable = true;
+  for (KernelFamily family : kCmsisFamilies) {
+    EXPECT_EQ(implementation_of(graph, family), "");
+    EXPECT_TRUE(scratch_bytes_of(graph, family).empty());
+  }
+}
+
+TEST(CmsisSvdf, Int8StateWrapsWhereTheReferenceSaturates) {
+  // One input 100 times one feature weight 100 at scale 1/64: 10000 / 64 =
+  // 156.25 -> 156. arm_nn_vec_mat_mult_t_s8 clamps to the int16 range and
+  // narrows: int8 156 = -100; the reference saturates to 127. Time weight
+  // 1 at scale 1, output scale 1: the output is the new state value, -100
+  // (the reference's 127).
+  GraphBuilder b("cmsis_nn_sequence_matmul_test");
+  test::OneOp m;
+  m.input = b.add_tensor("input", DataType::kInt8, {1, 1}, per_tensor(1.0f, 0));
+  const int32_t wf = b.add_constant_values<int8_t>("wf", DataType::kInt8, {1, 1}, {100}, per_tensor(1.0f / 64, 0));
+  const int32_t wt = b.add_constant_values<int8_t>("wt", DataType::kInt8, {1, 1}, {1}, per_tensor(1.0f, 0));
+  const int32_t state = b.add_tensor("state", DataType::kInt8, {1, 1}, per_tensor(1.0f, 0));
+  m.output = b.add_tensor("output", DataType::kInt8, {1, 1}, per_tensor(1.0f, 0));
+  SvdfParams p;
+  p.rank = 1;
+  b.add_op(OpKind::kSvdf, {m.input, wf, wt, kNoTensor, state}, {m.output}, p);
+  b.set_inputs({m.input});
+  b.set_outputs({m.output});
+  m.graph = b.finish();
+  m.graph.subgraphs[0].tensors[static_cast<size_t>(state)].is_variable = true;
+  const std::vector<uint8_t> input = {100};
+  EXPECT_EQ(values_from<int8_t>(run_output(m, input, KernelFamily::kTflmReference)), std::vector<int8_t>{127});
+  for (KernelFamily family : kCmsisFamilies) {
+    EXPECT_EQ(values_from<int8_t>(run_output(m, input, family)), std::vector<int8_t>{-100});
+  }
+}
+
+TEST(CmsisSvdf, OutputMayOverlapTheWholeInputInEveryFamily) {
+  // Every input read (the feature product) precedes the first output
+  // store, so the whole output (8 bytes) may lie on the input (32).
+  std::mt19937 rng(2);
+  const test::OneOp m = svdf_model({1, 32, 16, 4, 2, DataType::kInt16, true}, rng);
+  const std::vector<uint8_t> input = random_bytes(rng, 32);
+  EXPECT_EQ(test::addresses(m).safe_overlap(), 8);
+  for (KernelFamily family : kCmsisFamilies) {
+    EXPECT_EQ(check_overlap_facts(m, family, input, 1, "svdf"), 8);
+  }
+}
+
+TEST(CmsisSvdf, RandomShapesKeepTheOverlapFacts) {
+  std::mt19937 rng(3);
+  for (int i = 0; i < 200; ++i) {
+    SvdfShape s;
+    s.batch = std::uniform_int_distribution<int32_t>(1, 3)(rng);
+    s.input_size = std::uniform_int_distribution<int32_t>(1, 24)(rng);
+    s.rank = std::uniform_int_distribution<int32_t>(1, 3)(rng);
+    s.filters = s.rank * std::uniform_int_distribution<int32_t>(1, 7)(rng);  // 3-row and 2-row groups, leftovers
+    s.memory = std::uniform_int_distribution<int32_t>(1, 9)(rng);
+    s.state = rng() % 2 ? DataType::kInt8 : DataType::kInt16;
+    s.bias = rng() % 3 != 0;
+    const test::OneOp m = svdf_model(s, rng);
+    const std::vector<uint8_t> input = random_bytes(rng, s.batch * s.input_size);
+    const std::string what = fmt::format("batch {} input {} filters {} memory {} rank {}", s.batch, s.input_size,
+                                         s.filters, s.memory, s.rank);
+    for (KernelFamily family : kCmsisFamilies) {
+      // The whole output, however it compares with the input.
+      EXPECT_EQ(check_overlap_facts(m, family, input, 1, what), s.batch * (s.filters / s.rank)) << what;
+    }
+  }
+}
+
+TEST(CmsisSvdf, SharedKeywordModelMatchesTheReference) {
+  DMO_REQUIRE_SHARED(shared);
+  const Graph graph = read_tflite_file(shared + "/models/tflm_keyword_scrambled_8bit.tflite");
+  std::mt19937 rng(4);
+  Interpreter reference(graph, unshared_placement(graph.main()));
+  const std::vector<uint8_t> input = random_bytes(rng, reference.input_bytes());
+  reference.set_inputs(input);
+  reference.run();
+  for (KernelFamily family : kCmsisFamilies) {
+    Schedule schedule = default_schedule(graph);
+    schedule.kernels = family;
+    Interpreter cmsis(graph, unshared_placement(graph.main()), schedule);
+    int32_t svdf_ops = 0;
+    for (size_t op = 0; op < graph.main().ops.size(); ++op) {
+      if (!graph.main().ops[op].is(OpKind::kSvdf)) continue;
+      EXPECT_EQ(cmsis.prepared(static_cast<int32_t>(op)).implementation, "arm_svdf_s8 " + family_suffix(family));
+      ++svdf_ops;
+    }
+    EXPECT_EQ(svdf_ops, 7);
+    cmsis.set_inputs(input);
+    cmsis.run();
+    EXPECT_EQ(cmsis.outputs(), reference.outputs()) << kernel_family_name(family);
+  }
+}
+
+// ------------------------------------------------------------------- LSTM
+
+struct LstmShape {
+  int32_t batch = 1, time = 3, input_size = 4, state = 5;
+  bool time_major = false;
+  DataType activation = DataType::kInt8;
+};
+
+struct LstmModel {
+  test::OneOp op;
+  int32_t hidden = -1, cell = -1;
+};
+
+// An int8 LSTM (int16 cell state at 2^-11, int32 biases) with random weights
+// at scales that keep each gate's products well inside int16.
+LstmModel lstm_model(const LstmShape& s, std::mt19937& rng) {
+  GraphBuilder b("cmsis_nn_sequence_matmul_test");
+  LstmModel m;
+  const Shape in_shape = s.time_major ? Shape{s.time, s.batch, s.input_size} : Shape{s.batch, s.time, s.input_size};
+  const Shape out_shape = s.time_major ? Shape{s.time, s.batch, s.state} : Shape{s.batch, s.time, s.state};
+  const Quantization io_q = per_tensor(1.0f / 128, 5);
+  m.op.input = b.add_tensor("input", s.activation, in_shape, io_q);
+  std::vector<int32_t> inputs(24, kNoTensor);
+  inputs[0] = m.op.input;
+  const DataType bias_type = s.activation == DataType::kInt16 ? DataType::kInt64 : DataType::kInt32;
+  for (int32_t g = 0; g < 4; ++g) {
+    inputs[static_cast<size_t>(1 + g)] = b.add_constant_values<int8_t>(
+        fmt::format("w_in_{}", g), DataType::kInt8, {s.state, s.input_size},
+        random_values<int8_t>(rng, s.state * s.input_size, -127, 127), per_tensor(0.02f, 0));
+    inputs[static_cast<size_t>(5 + g)] =
+        b.add_constant_values<int8_t>(fmt::format("w_rec_{}", g), DataType::kInt8, {s.state, s.state},
+                                      random_values<int8_t>(rng, s.state * s.state, -127, 127), per_tensor(0.02f, 0));
+    if (bias_type == DataType::kInt64) {
+      inputs[static_cast<size_t>(12 + g)] = b.add_constant_values<int64_t>(
+          fmt::format("bias_{}", g), bias_type, {s.state}, random_values<int64_t>(rng, s.state, -3000, 3000));
+    } else {
+      inputs[static_cast<size_t>(12 + g)] = b.add_constant_values<int32_t>(
+          fmt::format("bias_{}", g), bias_type, {s.state}, random_values<int32_t>(rng, s.state, -3000, 3000));
+    }
+  }
+  m.hidden = b.add_tensor("hidden", s.activation, {s.batch, s.state}, io_q);
+  m.cell = b.add_tensor("cell", DataType::kInt16, {s.batch, s.state}, per_tensor(1.0f / 2048, 0));
+  inputs[18] = m.hidden;
+  inputs[19] = m.cell;
+  m.op.output = b.add_tensor("output", s.activation, out_shape, io_q);
+  UnidirectionalSequenceLstmParams params{Activation::kTanh, 0.0f, 0.0f, s.time_major, false, false};
+  b.add_op(OpKind::kUnidirectionalSequenceLstm, inputs, {m.op.output}, params);
+  b.set_inputs({m.op.input});
+  b.set_outputs({m.op.output});
+  m.op.graph = b.finish();
+  for (int32_t t : {m.hidden, m.cell}) m.op.graph.subgraphs[0].tensors[static_cast<size_t>(t)].is_variable = true;
+  return m;
+}
+
+TEST(CmsisLstm, SelectsArmLstmUnidirectionalS8AndThreeScratchBuffers) {
+  std::mt19937 rng(10);
+  const LstmModel m = lstm_model({1, 3, 4, 5, false, DataType::kInt8}, rng);
+  for (KernelFamily family : kCmsisFamilies) {
+    EXPECT_EQ(implementation_of(m.op.graph, family), "arm_lstm_unidirectional_s8 " + family_suffix(family));
+    // temp1, temp2 and the cell state: batch x state int16 each.
+    EXPECT_EQ(scratch_bytes_of(m.op.graph, family), (std::vector<int64_t>{10, 10, 10}));
+  }
+  const LstmModel time_major = lstm_model({3, 2, 4, 5, true, DataType::kInt8}, rng);
+  EXPECT_EQ(scratch_bytes_of(time_major.op.graph, KernelFamily::kCmsisNn), (std::vector<int64_t>{30, 30, 30}));
+}
+
+TEST(CmsisLstm, RefusesWhatThisCmsisNnVersionCannotRun) {
+  std::mt19937 rng(11);
+  const std::string op = "op 0 (UNIDIRECTIONAL_SEQUENCE_LSTM): ";
+  const LstmModel batches = lstm_model({2, 3, 4, 5, false, DataType::kInt8}, rng);
+  const LstmModel int16 = lstm_model({1, 3, 4, 5, false, DataType::kInt16}, rng);
+  for (KernelFamily family : kCmsisFamilies) {
+    EXPECT_NE(run_error(batches.op.graph, family).find(op + "CMSIS-NN's arm_lstm_unidirectional_s8 addresses "
+                                                             "batch-major input of 2 batches beyond its rows"),
+              std::string::npos)
+        << run_error(batches.op.graph, family);
+    EXPECT_NE(run_error(int16.op.graph, family).find(op + "the cmsis-nn families run int8 LSTMs only; input type "
+                                                           "INT16 is not supported"),
+              std::string::npos)
+        << run_error(int16.op.graph, family);
+    // The reference kernel's checks come first, with its messages.
+    LstmModel missing = lstm_model({1, 2, 3, 4, false, DataType::kInt8}, rng);
+    missing.op.graph.subgraphs[0].ops[0].inputs.pop_back();
+    EXPECT_NE(run_error(missing.op.graph, family).find(op + "expected 24 inputs, got 23"), std::string::npos);
+  }
+  EXPECT_EQ(run_error(batches.op.graph, KernelFamily::kTflmReference), "");
+}
+
+TEST(CmsisLstm, FloatRunsTheReferenceKernel) {
+  GraphBuilder b("cmsis_nn_sequence_matmul_test");
+  const int32_t input = b.add_tensor("input", DataType::kFloat32, {1, 2, 1});
+  std::vector<int32_t> inputs(24, kNoTensor);
+  inputs[0] = input;
+  for (size_t i : {1, 2, 3, 4, 5, 6, 7, 8}) {
+    inputs[i] = b.add_constant_values<float>(fmt::format("w{}", i), DataType::kFloat32, {1, 1}, {0.5f});
+  }
+  for (size_t i : {12, 13, 14, 15}) {
+    inputs[i] = b.add_constant_values<float>(fmt::format("b{}", i), DataType::kFloat32, {1}, {0.1f});
+  }
+  inputs[18] = b.add_tensor("hidden", DataType::kFloat32, {1, 1});
+  inputs[19] = b.add_tensor("cell", DataType::kFloat32, {1, 1});
+  const int32_t output = b.add_tensor("output", DataType::kFloat32, {1, 2, 1});
+  b.add_op(OpKind::kUnidirectionalSequenceLstm, inputs, {output},
+           UnidirectionalSequenceLstmParams{Activation::kTanh, 0.0f, 0.0f, false, false, false});
+  b.set_inputs({input});
+  b.set_outputs({output});
+  Graph graph = b.finish();
+  for (int32_t t : {inputs[18], inputs[19]}) graph.subgraphs[0].tensors[static_cast<size_t>(t)].is_variable = true;
+  for (KernelFamily family : kCmsisFamilies) {
+    EXPECT_EQ(implementation_of(graph, family), "");
+    EXPECT_EQ(run_error(graph, family), "");
+  }
+}
+
+TEST(CmsisLstm, TypicalShapesOverlapAsTheReference) {
+  // Each step's output rows are stored after that step's input rows were
+  // read, and the next steps read only later input rows (and earlier
+  // output rows, as their hidden state): the same bound as the reference.
+  std::mt19937 rng(12);
+  for (const LstmShape& s : {LstmShape{1, 8, 16, 8, false, DataType::kInt8},
+                             LstmShape{1, 8, 8, 16, false, DataType::kInt8},
+                             LstmShape{2, 6, 10, 12, true, DataType::kInt8}}) {
+    const LstmModel m = lstm_model(s, rng);
+    const std::vector<uint8_t> input = random_bytes(rng, s.batch * s.time * s.input_size);
+    const int64_t reference = test::addresses(m.op).safe_overlap();
+    for (KernelFamily family : kCmsisFamilies) {
+      EXPECT_EQ(check_overlap_facts(m.op, family, input, 1, "lstm"), reference)
+          << s.batch << "x" << s.time << "x" << s.input_size << " state " << s.state;
+    }
+  }
+}
+
+TEST(CmsisLstm, RandomShapesKeepTheOverlapFacts) {
+  std::mt19937 rng(13);
+  int below_whole = 0;
+  for (int i = 0; i < 200; ++i) {
+    LstmShape s;
+    s.time_major = rng() % 2 == 0;
+    s.batch = s.time_major ? std::uniform_int_distribution<int32_t>(1, 3)(rng) : 1;
+    s.time = std::uniform_int_distribution<int32_t>(1, 5)(rng);
+    s.input_size = std::uniform_int_distribution<int32_t>(1, 9)(rng);
+    s.state = std::uniform_int_distribution<int32_t>(1, 8)(rng);  // 3-row and 2-row groups, leftovers
+    const LstmModel m = lstm_model(s, rng);
+    const std::vector<uint8_t> input = random_bytes(rng, s.batch * s.time * s.input_size);
+    const std::string what = fmt::format("{}x{}x{} state {} time_major {}", s.batch, s.time, s.input_size, s.state,
+                                         s.time_major);
+    for (KernelFamily family : kCmsisFamilies) {
+      // Step k's output rows (r rows of S) are stored after its input rows
+      // are read and before step k+1's: O_s = min(|output|, r*S + (T - 1)*r*I).
+      const int64_t rows = s.batch;
+      const int64_t output = int64_t{s.batch} * s.time * s.state;
+      const int64_t expected = std::min(output, rows * s.state + (s.time - 1) * rows * s.input_size);
+      EXPECT_EQ(check_overlap_facts(m.op, family, input, 1, what), expected) << what;
+      if (expected < output) ++below_whole;
+    }
+  }
+  EXPECT_GE(below_whole, 10);
+}
+
+TEST(CmsisLstm, SharedMnistLstmMatchesTheReference) {
+  DMO_REQUIRE_SHARED(shared);
+  const Graph graph = read_tflite_file(shared + "/models/tflm_mnist_lstm_int8.tflite");
+  std::mt19937 rng(14);
+  for (int run = 0; run < 3; ++run) {
+    Interpreter reference(graph, unshared_placement(graph.main()));
+    const std::vector<uint8_t> input = random_bytes(rng, reference.input_bytes());
+    reference.set_inputs(input);
+    reference.run();
+    for (KernelFamily family : kCmsisFamilies) {
+      Schedule schedule = default_schedule(graph);
+      schedule.kernels = family;
+      Interpreter cmsis(graph, unshared_placement(graph.main()), schedule);
+      EXPECT_EQ(cmsis.prepared(0).implementation, "arm_lstm_unidirectional_s8 " + family_suffix(family));
+      cmsis.set_inputs(input);
+      cmsis.run();
+      EXPECT_EQ(cmsis.tensor_contents(23), reference.tensor_contents(23)) << kernel_family_name(family);
+      EXPECT_EQ(cmsis.outputs(), reference.outputs()) << kernel_family_name(family);
+    }
+  }
+  // 28 steps of 28 inputs and 20 outputs: as in the reference, the whole output may lie on the input.
+  test::OneOp lstm{graph, 0, 23};
+  for (KernelFamily family : kCmsisFamilies) EXPECT_EQ(test::addresses(lstm, family).safe_overlap(), 560);
+}
+
+}  // namespace
+}  // namespace dmo
