@@ -449,5 +449,193 @@ TEST(CmsisLstm, SharedMnistLstmMatchesTheReference) {
   for (KernelFamily family : kCmsisFamilies) EXPECT_EQ(test::addresses(lstm, family).safe_overlap(), 560);
 }
 
+// ------------------------------------------------------------ BATCH_MATMUL
+
+struct MatMulShape {
+  Shape lhs, rhs;
+  bool adj_x = false, adj_y = false;
+  DataType type = DataType::kInt8;
+  bool constant_rhs = false;
+};
+
+// The output shape TFLM's ReshapeOutputTensor gives.
+Shape matmul_output_shape(const MatMulShape& s) {
+  const size_t rank = std::max(s.lhs.size(), s.rhs.size());
+  Shape l(rank, 1), r(rank, 1), out(rank, 1);
+  std::copy(s.lhs.begin(), s.lhs.end(), l.begin() + static_cast<std::ptrdiff_t>(rank - s.lhs.size()));
+  std::copy(s.rhs.begin(), s.rhs.end(), r.begin() + static_cast<std::ptrdiff_t>(rank - s.rhs.size()));
+  for (size_t d = 0; d + 2 < rank; ++d) out[d] = std::max(l[d], r[d]);
+  out[rank - 2] = s.adj_x ? l[rank - 1] : l[rank - 2];
+  out[rank - 1] = s.adj_y ? r[rank - 2] : r[rank - 1];
+  return out;
+}
+
+int64_t elements_of(const Shape& shape) {
+  int64_t n = 1;
+  for (int32_t d : shape) n *= d;
+  return n;
+}
+
+// The left operand is the op's input (the one whose overlap is measured);
+// the right one is a second graph input, or a constant.
+test::OneOp matmul_model(const MatMulShape& s, std::mt19937& rng) {
+  GraphBuilder b("cmsis_nn_sequence_matmul_test");
+  test::OneOp m;
+  const bool int16 = s.type == DataType::kInt16;
+  m.input = b.add_tensor("lhs", s.type, s.lhs, per_tensor(0.05f, int16 ? 0 : 3));
+  const Quantization rhs_q = per_tensor(0.04f, int16 ? 0 : -2);
+  int32_t rhs = 0;
+  if (s.constant_rhs) {
+    const int64_t n = elements_of(s.rhs);
+    rhs = int16 ? b.add_constant_values<int16_t>("rhs", s.type, s.rhs, random_values<int16_t>(rng, n, -3000, 3000), rhs_q)
+                : b.add_constant_values<int8_t>("rhs", s.type, s.rhs, random_values<int8_t>(rng, n, -128, 127), rhs_q);
+  } else {
+    rhs = b.add_tensor("rhs", s.type, s.rhs, rhs_q);
+  }
+  m.output = b.add_tensor("output", s.type, matmul_output_shape(s), per_tensor(int16 ? 0.5f : 0.3f, int16 ? 0 : -1));
+  b.add_op(OpKind::kBatchMatMul, {m.input, rhs}, {m.output}, BatchMatMulParams{s.adj_x, s.adj_y, false});
+  b.set_inputs(s.constant_rhs ? std::vector<int32_t>{m.input} : std::vector<int32_t>{m.input, rhs});
+  b.set_outputs({m.output});
+  m.graph = b.finish();
+  return m;
+}
+
+std::vector<uint8_t> matmul_inputs(const test::OneOp& m, std::mt19937& rng) {
+  const Interpreter probe(m.graph, unshared_placement(m.graph.main()));
+  return random_bytes(rng, probe.input_bytes());
+}
+
+int64_t element_size(const MatMulShape& s) { return s.type == DataType::kInt16 ? 2 : 1; }
+
+TEST(CmsisBatchMatMul, SelectsTheTypesFunctionWithoutScratch) {
+  std::mt19937 rng(20);
+  const test::OneOp s8 = matmul_model({{2, 3, 4}, {2, 4, 5}}, rng);
+  const test::OneOp s16 = matmul_model({{2, 3, 4}, {2, 4, 5}, false, false, DataType::kInt16}, rng);
+  for (KernelFamily family : kCmsisFamilies) {
+    EXPECT_EQ(implementation_of(s8.graph, family), "arm_batch_matmul_s8 " + family_suffix(family));
+    EXPECT_EQ(implementation_of(s16.graph, family), "arm_batch_matmul_s16 " + family_suffix(family));
+    EXPECT_TRUE(scratch_bytes_of(s8.graph, family).empty());
+    EXPECT_TRUE(scratch_bytes_of(s16.graph, family).empty());
+  }
+}
+
+TEST(CmsisBatchMatMul, FloatRunsTheReferenceKernel) {
+  std::mt19937 rng(21);
+  const test::OneOp f = matmul_model({{2, 3}, {3, 2}, false, false, DataType::kFloat32}, rng);
+  for (KernelFamily family : kCmsisFamilies) EXPECT_EQ(implementation_of(f.graph, family), "");
+}
+
+TEST(CmsisBatchMatMul, RefusesWhatTheGlueCannotRun) {
+  std::mt19937 rng(22);
+  const std::string op = "op 0 (BATCH_MATMUL): ";
+  const test::OneOp five = matmul_model({{1, 1, 2, 3, 4}, {1, 1, 2, 4, 5}}, rng);
+  const test::OneOp folded_adj_x = matmul_model({{2, 4, 3}, {1, 4, 5}, true, false}, rng);
+  for (KernelFamily family : kCmsisFamilies) {
+    EXPECT_NE(run_error(five.graph, family).find(op + "left operand 1x1x2x3x4 has 5 dimensions"), std::string::npos)
+        << run_error(five.graph, family);
+    EXPECT_NE(run_error(folded_adj_x.graph, family).find(op + "TFLM's cmsis_nn batch_matmul folds the untransposed"),
+              std::string::npos)
+        << run_error(folded_adj_x.graph, family);
+    // The reference checks first, with their messages.
+    const test::OneOp mismatch = matmul_model({{2, 3}, {4, 2}}, rng);
+    EXPECT_NE(run_error(mismatch.graph, family).find(op + "left operand 2x3 (adj_x false) and right operand 4x2"),
+              std::string::npos)
+        << run_error(mismatch.graph, family);
+  }
+  EXPECT_EQ(run_error(five.graph, KernelFamily::kTflmReference), "");
+}
+
+TEST(CmsisBatchMatMul, TypicalShapesAgainstTheReference) {
+  // Every pass over left row m stores its outputs before the next pass
+  // reads row m again, as the reference (one output per pass) does. The
+  // bound comes from the last pass over the last row: its first output is
+  // stored after that row's final read. The reference's last pass holds one
+  // output; CMSIS-NN's holds `group` when that divides N (int8: 3 portable,
+  // 2 DSP; int16: 1 portable, 2 DSP), else one (the leftovers go singly),
+  // which leaves that many elements less to guard.
+  std::mt19937 rng(23);
+  for (const MatMulShape& s : {MatMulShape{{1, 16, 32}, {1, 32, 8}}, MatMulShape{{1, 16, 8}, {1, 8, 32}},
+                               MatMulShape{{4, 8, 8}, {4, 8, 8}, false, true},
+                               MatMulShape{{1, 16, 32}, {1, 32, 9}},
+                               MatMulShape{{2, 8, 16}, {2, 16, 8}, false, false, DataType::kInt16}}) {
+    const test::OneOp m = matmul_model(s, rng);
+    const std::vector<uint8_t> inputs = matmul_inputs(m, rng);
+    const int64_t reference = test::addresses(m).safe_overlap();
+    const int64_t n = s.adj_y ? s.rhs[s.rhs.size() - 2] : s.rhs.back();
+    for (KernelFamily family : kCmsisFamilies) {
+      const bool dsp = family == KernelFamily::kCmsisNnDsp;
+      const int64_t group = s.type == DataType::kInt8 ? (dsp ? 2 : 3) : (dsp ? 2 : 1);
+      const int64_t last_pass = n % group == 0 ? group : 1;
+      const int64_t os = check_overlap_facts(m, family, inputs, element_size(s), "batch matmul");
+      EXPECT_EQ(os, reference + (last_pass - 1) * element_size(s))
+          << shape_to_string(s.lhs) << " x " << shape_to_string(s.rhs) << " " << kernel_family_name(family);
+    }
+  }
+}
+
+TEST(CmsisBatchMatMul, RandomShapesKeepTheOverlapFacts) {
+  std::mt19937 rng(24);
+  int below_whole = 0;
+  for (int i = 0; i < 200; ++i) {
+    MatMulShape s;
+    auto dim = [&](int lo, int hi) { return std::uniform_int_distribution<int32_t>(lo, hi)(rng); };
+    const int32_t m = dim(1, 6), k = dim(1, 9), n = dim(1, 7);
+    s.adj_x = rng() % 3 == 0;
+    s.adj_y = rng() % 2 == 0;
+    s.type = rng() % 3 == 0 ? DataType::kInt16 : DataType::kInt8;
+    s.constant_rhs = rng() % 4 == 0;
+    const int rank = dim(2, 4);
+    Shape lhs_batch, rhs_batch;
+    for (int d = 0; d + 2 < rank; ++d) {
+      const int32_t extent = dim(1, 3);
+      const int broadcast = dim(0, 2);  // 0: both, 1: lhs only, 2: rhs only
+      lhs_batch.push_back(broadcast == 2 ? 1 : extent);
+      rhs_batch.push_back(broadcast == 1 ? 1 : extent);
+    }
+    if (s.adj_x && rank > 2 && rhs_batch.back() == 1) rhs_batch.back() = 2, lhs_batch.back() = 2;  // no adj_x fold
+    s.lhs = lhs_batch;
+    s.rhs = rhs_batch;
+    for (int32_t d : s.adj_x ? std::array<int32_t, 2>{k, m} : std::array<int32_t, 2>{m, k}) s.lhs.push_back(d);
+    for (int32_t d : s.adj_y ? std::array<int32_t, 2>{n, k} : std::array<int32_t, 2>{k, n}) s.rhs.push_back(d);
+    const test::OneOp model = matmul_model(s, rng);
+    const std::vector<uint8_t> inputs = matmul_inputs(model, rng);
+    const std::string what = fmt::format("{} x {} adj {} {} {}", shape_to_string(s.lhs), shape_to_string(s.rhs),
+                                         s.adj_x, s.adj_y, data_type_name(s.type));
+    for (KernelFamily family : kCmsisFamilies) {
+      const int64_t os = check_overlap_facts(model, family, inputs, element_size(s), what);
+      if (os < test::bytes_of_tensor(model, model.output)) ++below_whole;
+    }
+  }
+  EXPECT_GE(below_whole, 20);
+}
+
+TEST(CmsisBatchMatMul, Int16RequantizesAsArmNnRequantizeS64) {
+  // 1x1 times 1x1: 3000 * 3000 = 9e6 at scales 0.05 * 0.04 / 0.5 = 0.004:
+  // 36000 saturates to 32767 in every family; 100 * -70 = -7000 -> -28.
+  std::mt19937 rng(25);
+  test::OneOp m = matmul_model({{1, 2}, {2, 1}, false, false, DataType::kInt16}, rng);
+  const std::vector<uint8_t> saturating = bytes_of(std::vector<int16_t>{3000, 0, 3000, 0});
+  const std::vector<uint8_t> small = bytes_of(std::vector<int16_t>{100, 0, -70, 5});
+  for (KernelFamily family : kCmsisFamilies) {
+    EXPECT_EQ(values_from<int16_t>(run_output(m, saturating, family)), std::vector<int16_t>{32767});
+    EXPECT_EQ(values_from<int16_t>(run_output(m, small, family)), std::vector<int16_t>{-28});
+  }
+}
+
+TEST(CmsisBatchMatMul, SharedFeedForwardModelFallsBackForFloat) {
+  DMO_REQUIRE_SHARED(shared);
+  const Graph graph = read_tflite_file(shared + "/models/litert_ff.tflite");
+  for (KernelFamily family : kCmsisFamilies) {
+    Schedule schedule = default_schedule(graph);
+    schedule.kernels = family;
+    const Interpreter interpreter(graph, unshared_placement(graph.main()), schedule);
+    for (size_t op = 0; op < graph.main().ops.size(); ++op) {
+      if (graph.main().ops[op].is(OpKind::kBatchMatMul)) {
+        EXPECT_EQ(interpreter.prepared(static_cast<int32_t>(op)).implementation, "");
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace dmo

@@ -9,6 +9,7 @@ std::optional<PreparedKernel> prepare_cmsis_nn_kernel(const OpContext& ctx) {
     // Sequence and matrix ops.
     case OpKind::kSvdf: return prepare_cmsis_nn_svdf(ctx);
     case OpKind::kUnidirectionalSequenceLstm: return prepare_cmsis_nn_unidirectional_sequence_lstm(ctx);
+    case OpKind::kBatchMatMul: return prepare_cmsis_nn_batch_matmul(ctx);
     default: return std::nullopt;
   }
 }

@@ -21,5 +21,6 @@ std::optional<PreparedKernel> prepare_cmsis_nn_kernel(const OpContext& ctx);
 // Sequence and matrix ops: SVDF, UNIDIRECTIONAL_SEQUENCE_LSTM, BATCH_MATMUL, TRANSPOSE_CONV.
 std::optional<PreparedKernel> prepare_cmsis_nn_svdf(const OpContext& ctx);
 std::optional<PreparedKernel> prepare_cmsis_nn_unidirectional_sequence_lstm(const OpContext& ctx);
+std::optional<PreparedKernel> prepare_cmsis_nn_batch_matmul(const OpContext& ctx);
 
 }  // namespace dmo
