@@ -285,7 +285,9 @@ LstmModel lstm_model(const LstmShape& s, std::mt19937& rng) {
   LstmModel m;
   const Shape in_shape = s.time_major ? Shape{s.time, s.batch, s.input_size} : Shape{s.batch, s.time, s.input_size};
   const Shape out_shape = s.time_major ? Shape{s.time, s.batch, s.state} : Shape{s.batch, s.time, s.state};
-  const Quantization io_q = per_tensor(1.0f / 128, 5);
+  // int16 activations: symmetric, inputs within [-1, 1).
+  const Quantization io_q =
+      s.activation == DataType::kInt16 ? per_tensor(1.0f / 32768, 0) : per_tensor(1.0f / 128, 5);
   m.op.input = b.add_tensor("input", s.activation, in_shape, io_q);
   std::vector<int32_t> inputs(24, kNoTensor);
   inputs[0] = m.op.input;
@@ -319,13 +321,16 @@ LstmModel lstm_model(const LstmShape& s, std::mt19937& rng) {
   return m;
 }
 
-TEST(CmsisLstm, SelectsArmLstmUnidirectionalS8AndThreeScratchBuffers) {
+TEST(CmsisLstm, SelectsTheActivationTypesFunctionAndThreeScratchBuffers) {
   std::mt19937 rng(10);
   const LstmModel m = lstm_model({1, 3, 4, 5, false, DataType::kInt8}, rng);
+  const LstmModel int16 = lstm_model({1, 3, 4, 5, false, DataType::kInt16}, rng);
   for (KernelFamily family : kCmsisFamilies) {
     EXPECT_EQ(implementation_of(m.op.graph, family), "arm_lstm_unidirectional_s8 " + family_suffix(family));
+    EXPECT_EQ(implementation_of(int16.op.graph, family), "arm_lstm_unidirectional_s16 " + family_suffix(family));
     // temp1, temp2 and the cell state: batch x state int16 each.
     EXPECT_EQ(scratch_bytes_of(m.op.graph, family), (std::vector<int64_t>{10, 10, 10}));
+    EXPECT_EQ(scratch_bytes_of(int16.op.graph, family), (std::vector<int64_t>{10, 10, 10}));
   }
   const LstmModel time_major = lstm_model({3, 2, 4, 5, true, DataType::kInt8}, rng);
   EXPECT_EQ(scratch_bytes_of(time_major.op.graph, KernelFamily::kCmsisNn), (std::vector<int64_t>{30, 30, 30}));
@@ -335,14 +340,14 @@ TEST(CmsisLstm, RefusesWhatThisCmsisNnVersionCannotRun) {
   std::mt19937 rng(11);
   const std::string op = "op 0 (UNIDIRECTIONAL_SEQUENCE_LSTM): ";
   const LstmModel batches = lstm_model({2, 3, 4, 5, false, DataType::kInt8}, rng);
-  const LstmModel int16 = lstm_model({1, 3, 4, 5, false, DataType::kInt16}, rng);
+  const LstmModel int16 = lstm_model({3, 3, 4, 5, false, DataType::kInt16}, rng);
   for (KernelFamily family : kCmsisFamilies) {
     EXPECT_NE(run_error(batches.op.graph, family).find(op + "CMSIS-NN's arm_lstm_unidirectional_s8 addresses "
                                                              "batch-major input of 2 batches beyond its rows"),
               std::string::npos)
         << run_error(batches.op.graph, family);
-    EXPECT_NE(run_error(int16.op.graph, family).find(op + "the cmsis-nn families run int8 LSTMs only; input type "
-                                                           "INT16 is not supported"),
+    EXPECT_NE(run_error(int16.op.graph, family).find(op + "CMSIS-NN's arm_lstm_unidirectional_s16 addresses "
+                                                           "batch-major input of 3 batches beyond its rows"),
               std::string::npos)
         << run_error(int16.op.graph, family);
     // The reference kernel's checks come first, with its messages.
@@ -386,12 +391,14 @@ TEST(CmsisLstm, TypicalShapesOverlapAsTheReference) {
   std::mt19937 rng(12);
   for (const LstmShape& s : {LstmShape{1, 8, 16, 8, false, DataType::kInt8},
                              LstmShape{1, 8, 8, 16, false, DataType::kInt8},
-                             LstmShape{2, 6, 10, 12, true, DataType::kInt8}}) {
+                             LstmShape{2, 6, 10, 12, true, DataType::kInt8},
+                             LstmShape{1, 8, 8, 16, false, DataType::kInt16}}) {
     const LstmModel m = lstm_model(s, rng);
-    const std::vector<uint8_t> input = random_bytes(rng, s.batch * s.time * s.input_size);
+    const int64_t element = s.activation == DataType::kInt16 ? 2 : 1;
+    const std::vector<uint8_t> input = random_bytes(rng, s.batch * s.time * s.input_size * element);
     const int64_t reference = test::addresses(m.op).safe_overlap();
     for (KernelFamily family : kCmsisFamilies) {
-      EXPECT_EQ(check_overlap_facts(m.op, family, input, 1, "lstm"), reference)
+      EXPECT_EQ(check_overlap_facts(m.op, family, input, element, "lstm"), reference)
           << s.batch << "x" << s.time << "x" << s.input_size << " state " << s.state;
     }
   }
@@ -407,17 +414,19 @@ TEST(CmsisLstm, RandomShapesKeepTheOverlapFacts) {
     s.time = std::uniform_int_distribution<int32_t>(1, 5)(rng);
     s.input_size = std::uniform_int_distribution<int32_t>(1, 9)(rng);
     s.state = std::uniform_int_distribution<int32_t>(1, 8)(rng);  // 3-row and 2-row groups, leftovers
+    s.activation = rng() % 3 == 0 ? DataType::kInt16 : DataType::kInt8;
+    const int64_t element = s.activation == DataType::kInt16 ? 2 : 1;
     const LstmModel m = lstm_model(s, rng);
-    const std::vector<uint8_t> input = random_bytes(rng, s.batch * s.time * s.input_size);
+    const std::vector<uint8_t> input = random_bytes(rng, s.batch * s.time * s.input_size * element);
     const std::string what = fmt::format("{}x{}x{} state {} time_major {}", s.batch, s.time, s.input_size, s.state,
                                          s.time_major);
     for (KernelFamily family : kCmsisFamilies) {
       // Step k's output rows (r rows of S) are stored after its input rows
       // are read and before step k+1's: O_s = min(|output|, r*S + (T - 1)*r*I).
       const int64_t rows = s.batch;
-      const int64_t output = int64_t{s.batch} * s.time * s.state;
-      const int64_t expected = std::min(output, rows * s.state + (s.time - 1) * rows * s.input_size);
-      EXPECT_EQ(check_overlap_facts(m.op, family, input, 1, what), expected) << what;
+      const int64_t output = int64_t{s.batch} * s.time * s.state * element;
+      const int64_t expected = std::min(output, (rows * s.state + (s.time - 1) * rows * s.input_size) * element);
+      EXPECT_EQ(check_overlap_facts(m.op, family, input, element, what), expected) << what;
       if (expected < output) ++below_whole;
     }
   }

@@ -1,13 +1,20 @@
-// UNIDIRECTIONAL_SEQUENCE_LSTM in the cmsis-nn families, int8 activations
-// ("8x8->16"), mirroring TFLM's kernels/cmsis_nn/unidirectional_sequence_lstm.cc
+// UNIDIRECTIONAL_SEQUENCE_LSTM in the cmsis-nn families, mirroring TFLM's
+// kernels/cmsis_nn/unidirectional_sequence_lstm.cc
 // (UnidirectionalSequenceLstmPrepare, CMSIS_NN_PortOpData,
-// CMSIS_NN_EvalInteger8x8_16Lstm) over CMSIS-NN's arm_lstm_unidirectional_s8
-// -> arm_nn_lstm_step_s8 -> arm_nn_lstm_calculate_gate_s8_s16
-// (arm_nn_vec_mat_mul_result_acc_s8_s16, arm_nn_activation_s16),
-// arm_elementwise_mul_s16, arm_elementwise_mul_acc_s16 and
-// arm_elementwise_mul_s16_s8, as read at CMSIS-NN commit
+// CMSIS_NN_EvalInteger8x8_16Lstm, CMSIS_NN_EvalInteger16x8_16Lstm) over
+// CMSIS-NN's arm_lstm_unidirectional_s8 -> arm_nn_lstm_step_s8 ->
+// arm_nn_lstm_calculate_gate_s8_s16 (arm_nn_vec_mat_mul_result_acc_s8_s16,
+// arm_nn_activation_s16), arm_elementwise_mul_s16, arm_elementwise_mul_acc_s16
+// and arm_elementwise_mul_s16_s8, as read at CMSIS-NN commit
 // fe184997a6ecabe462c75fcb6a57d56d0e43c2c8: the version whose
-// cmsis_nn_lstm_context (temp1, temp2, cell_state) is the one the glue fills.
+// cmsis_nn_lstm_context (temp1, temp2, cell_state) is the one the glue
+// fills; and for int16 activations ("16x8->16") arm_lstm_unidirectional_s16
+// -> arm_nn_lstm_step_s16 -> arm_nn_lstm_calculate_gate_s16
+// (arm_nn_vec_mat_mul_result_acc_s16: int64 sums, 1 row per pass portable,
+// 2 with DSP, requantized as arm_nn_requantize_s64) and
+// arm_elementwise_mul_s16_batch_offset, read at commits
+// 88f1982a69c00ed13dd633a63da1009c48abbb4d (step) and
+// 5072f1dab5c1d6ead6cb749d23d24fad2bef89e0 (gate), the same step structure.
 // The glue runs float through TFLM's reference EvalLstm (std::nullopt here).
 //
 // CMSIS-NN's LSTM is stateless: it zeroes its cell state (the glue's third
@@ -34,8 +41,8 @@
 // arm_lstm_unidirectional_s8 at this commit addresses batch-major inputs of
 // several batches beyond their rows (its step offset counts all batches), so
 // those are refused; CMSIS-NN's later versions add a hidden_state the glue
-// does not set. int16 activations (arm_lstm_unidirectional_s16) are refused
-// too: this family has no kernel for them yet.
+// does not set. The int16 path is taken to address them the same way. Its
+// DSP sums take the first 512 columns in 32 bits before widening.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -43,6 +50,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
+#include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "../lstm/int16_sigmoid_tanh.h"
@@ -59,20 +69,35 @@ constexpr size_t kInput = 0, kHiddenState = 18, kCellState = 19;
 // CMSIS-NN's gate order in a step; TFLM's tensor order is input, forget, cell, output.
 enum CmsisGate : size_t { kInputGateIndex = 0, kForgetGateIndex = 1, kCellGateIndex = 2, kOutputGateIndex = 3 };
 
+// int8 activations sum in int32 with int32 biases, int16 ones in int64.
+template <typename Activation>
+using LstmAccumulator = std::conditional_t<std::is_same_v<Activation, int8_t>, int32_t, int64_t>;
+
+template <typename Activation>
 struct CmsisLstmGate {
   std::vector<int8_t> input_weights, hidden_weights;  // [hidden, input], [hidden, hidden]
-  std::vector<int32_t> input_effective_bias;          // bias + input offset x row sum (arm_vector_sum_s8)
-  std::vector<int32_t> hidden_effective_bias;         // hidden offset x row sum
+  // bias + input offset x row sum, hidden offset x row sum (arm_vector_sum_s8 / _s8_s64).
+  std::vector<LstmAccumulator<Activation>> input_effective_bias, hidden_effective_bias;
   QuantizedMultiplier input_multiplier, hidden_multiplier;
   bool sigmoid = true;  // the cell gate: tanh
 };
 
 int16_t clamp_q15(int32_t v) { return static_cast<int16_t>(std::clamp<int32_t>(v, -32768, 32767)); }
 
-struct CmsisLstmS8Kernel {
+// arm_nn_requantize_s64 with REDUCE_MULTIPLIER's 16-bit multiplier.
+int32_t requantize_s64(int64_t acc, QuantizedMultiplier m) {
+  const int64_t reduced = m.multiplier < 0x7FFF0000 ? (m.multiplier + (1 << 15)) >> 16 : 0x7FFF;
+  const auto product = static_cast<int64_t>(static_cast<uint64_t>(acc) * static_cast<uint64_t>(reduced));
+  const auto halved = static_cast<int32_t>(product >> std::min(14 - m.shift, 63));
+  return (halved + 1) >> 1;
+}
+
+template <typename Activation>
+struct CmsisLstmKernel {
+  using Accumulator = LstmAccumulator<Activation>;
   int64_t batch = 0, time_steps = 0, input_size = 0, hidden = 0;
   bool time_major = false, dsp = false;
-  std::array<CmsisLstmGate, 4> gates;
+  std::array<CmsisLstmGate<Activation>, 4> gates;
   QuantizedMultiplier forget_to_cell, input_to_cell, to_output;
   int32_t output_offset = 0;
   int16_t cell_clip = 0;
@@ -117,8 +142,10 @@ struct CmsisLstmS8Kernel {
       for (int64_t h = 0; h < hidden; ++h) {
         const auto k = static_cast<size_t>(b * hidden + h);
         const int32_t value = multiply_by_quantized_multiplier(int32_t{temp1[k]} * temp2[k], to_output) + output_offset;
-        mem.template store<int8_t>(output, output_at + b * batch_offset() * hidden + h,
-                                   static_cast<int8_t>(std::clamp<int32_t>(value, -128, 127)));
+        mem.template store<Activation>(output, output_at + b * batch_offset() * hidden + h,
+                                       static_cast<Activation>(std::clamp<int32_t>(
+                                           value, std::numeric_limits<Activation>::min(),
+                                           std::numeric_limits<Activation>::max())));
       }
     }
   }
@@ -126,7 +153,7 @@ struct CmsisLstmS8Kernel {
   // arm_nn_lstm_calculate_gate_s8_s16: `dst` zeroed, the input product, the
   // recurrent product from the previous output rows (none at the first step), the activation.
   template <class Memory>
-  void gate(const KernelIO& io, Memory& mem, const CmsisLstmGate& g, int64_t input_at, int64_t hidden_at,
+  void gate(const KernelIO& io, Memory& mem, const CmsisLstmGate<Activation>& g, int64_t input_at, int64_t hidden_at,
             std::vector<int16_t>& dst) const {
     std::fill(dst.begin(), dst.end(), int16_t{0});
     accumulate(mem, io.input(kInput), input_at, input_size, g.input_weights, g.input_effective_bias,
@@ -138,28 +165,39 @@ struct CmsisLstmS8Kernel {
     for (int16_t& v : dst) v = g.sigmoid ? int16_logistic(v, gate_scaling) : int16_tanh(v, gate_scaling);
   }
 
-  // arm_nn_vec_mat_mul_result_acc_s8_s16: per batch, `group` weight rows per
-  // pass over the batch's row of `lhs`, each result requantized, added to
-  // dst and saturated.
+  // arm_nn_vec_mat_mul_result_acc_s8_s16 / _s16: per batch, `group` weight
+  // rows per pass over the batch's row of `lhs`, each result requantized,
+  // added to dst and saturated.
   template <class Memory>
   void accumulate(Memory& mem, const TensorRef& lhs, int64_t at, int64_t cols, const std::vector<int8_t>& weights,
-                  const std::vector<int32_t>& effective_bias, QuantizedMultiplier multiplier,
+                  const std::vector<Accumulator>& effective_bias, QuantizedMultiplier multiplier,
                   std::vector<int16_t>& dst) const {
-    const int64_t group = dsp ? 2 : 3;
+    using Unsigned = std::make_unsigned_t<Accumulator>;
+    const int64_t group = std::is_same_v<Activation, int8_t> ? (dsp ? 2 : 3) : (dsp ? 2 : 1);
     for (int64_t b = 0; b < batch; ++b) {
       const int64_t row_at = at + b * batch_offset() * cols;
       auto rows = [&](int64_t first, int64_t count) {
-        std::array<uint32_t, 3> acc{};
-        for (int64_t r = 0; r < count; ++r) acc[static_cast<size_t>(r)] = static_cast<uint32_t>(effective_bias[static_cast<size_t>(first + r)]);
+        std::array<Unsigned, 3> acc{};
+        for (int64_t r = 0; r < count; ++r) {
+          acc[static_cast<size_t>(r)] = static_cast<Unsigned>(effective_bias[static_cast<size_t>(first + r)]);
+        }
         for (int64_t c = 0; c < cols; ++c) {
-          const int32_t x = mem.template load<int8_t>(lhs, row_at + c);
+          const Accumulator x = mem.template load<Activation>(lhs, row_at + c);
           for (int64_t r = 0; r < count; ++r) {
-            acc[static_cast<size_t>(r)] += static_cast<uint32_t>(x * weights[static_cast<size_t>((first + r) * cols + c)]);
+            const Accumulator w = weights[static_cast<size_t>((first + r) * cols + c)];
+            acc[static_cast<size_t>(r)] += static_cast<Unsigned>(x * w);
           }
         }
         for (int64_t r = 0; r < count; ++r) {
           const auto k = static_cast<size_t>(b * hidden + first + r);
-          dst[k] = clamp_q15(multiply_by_quantized_multiplier(static_cast<int32_t>(acc[static_cast<size_t>(r)]), multiplier) + dst[k]);
+          const auto sum = static_cast<Accumulator>(acc[static_cast<size_t>(r)]);
+          int32_t scaled = 0;
+          if constexpr (std::is_same_v<Activation, int8_t>) {
+            scaled = multiply_by_quantized_multiplier(sum, multiplier);
+          } else {
+            scaled = requantize_s64(sum, multiplier);
+          }
+          dst[k] = clamp_q15(scaled + dst[k]);
         }
       };
       int64_t row = 0;
@@ -182,43 +220,41 @@ int32_t zero_point_of(const TensorRef& ref) {
   return zp.empty() ? 0 : static_cast<int32_t>(zp[0]);
 }
 
-// arm_vector_sum_s8: per weight row, offset x (sum of the row) plus the bias.
-std::vector<int32_t> effective_bias(const std::vector<int8_t>& weights, int64_t rows, int64_t cols, int32_t offset,
-                                    const std::vector<int32_t>* bias) {
-  std::vector<int32_t> sums(static_cast<size_t>(rows));
+// arm_vector_sum_s8 (int32) / arm_vector_sum_s8_s64: per weight row, offset
+// x (sum of the row) plus the bias.
+template <typename Sum>
+std::vector<Sum> effective_bias(const std::vector<int8_t>& weights, int64_t rows, int64_t cols, int32_t offset,
+                                const std::vector<Sum>* bias) {
+  using Unsigned = std::make_unsigned_t<Sum>;
+  std::vector<Sum> sums(static_cast<size_t>(rows));
   for (int64_t r = 0; r < rows; ++r) {
-    int32_t sum = 0;
+    Sum sum = 0;
     for (int64_t c = 0; c < cols; ++c) sum += weights[static_cast<size_t>(r * cols + c)];
-    uint32_t value = static_cast<uint32_t>(sum) * static_cast<uint32_t>(offset);
-    if (bias) value += static_cast<uint32_t>((*bias)[static_cast<size_t>(r)]);
-    sums[static_cast<size_t>(r)] = static_cast<int32_t>(value);
+    Unsigned value = static_cast<Unsigned>(sum) * static_cast<Unsigned>(static_cast<Sum>(offset));
+    if (bias) value += static_cast<Unsigned>((*bias)[static_cast<size_t>(r)]);
+    sums[static_cast<size_t>(r)] = static_cast<Sum>(value);
   }
   return sums;
 }
 
-}  // namespace
-
-std::optional<PreparedKernel> prepare_cmsis_nn_unidirectional_sequence_lstm(const OpContext& ctx) {
-  // The reference prepare makes TFLM's checks (and names the op in its messages).
-  (void)prepare_unidirectional_sequence_lstm(ctx);
-  const DataType type = ctx.input(kInput).type();
-  if (type == DataType::kFloat32) return std::nullopt;  // EvalLstm<float, ...>
-  ctx.require(type == DataType::kInt8,
-              fmt::format("the cmsis-nn families run int8 LSTMs only; input type {} is not supported",
-                          data_type_name(type)));
+template <typename Activation>
+PreparedKernel cmsis_lstm(const OpContext& ctx) {
+  using Accumulator = LstmAccumulator<Activation>;
+  const std::string_view function =
+      std::is_same_v<Activation, int8_t> ? "arm_lstm_unidirectional_s8" : "arm_lstm_unidirectional_s16";
   const auto& params = std::get<UnidirectionalSequenceLstmParams>(ctx.op->params);
   const TensorRef& input = ctx.input(kInput);
   const TensorRef& hidden_state = ctx.input(kHiddenState);
-  CmsisLstmS8Kernel k;
+  CmsisLstmKernel<Activation> k;
   k.time_major = params.time_major;
   k.batch = k.time_major ? input.dim(1) : input.dim(0);
   k.time_steps = k.time_major ? input.dim(0) : input.dim(1);
   k.input_size = input.dim(2);
   k.hidden = hidden_state.dim(1);
   ctx.require(k.time_major || k.batch == 1,
-              fmt::format("CMSIS-NN's arm_lstm_unidirectional_s8 addresses batch-major input of {} batches beyond "
-                          "its rows; only one batch or time-major input is supported",
-                          k.batch));
+              fmt::format("CMSIS-NN's {} addresses batch-major input of {} batches beyond its rows; only one "
+                          "batch or time-major input is supported",
+                          function, k.batch));
   for (size_t i = 1; i <= 8; ++i) {
     ctx.require(ctx.input(i).tensor->is_constant, fmt::format("input {} (weights) must be constant", i));
   }
@@ -230,14 +266,16 @@ std::optional<PreparedKernel> prepare_cmsis_nn_unidirectional_sequence_lstm(cons
   const int32_t input_offset = -zero_point_of(input);
   const int32_t hidden_offset = -zero_point_of(hidden_state);
   for (size_t g = 0; g < 4; ++g) {
-    CmsisLstmGate& gate = k.gates[g];
+    CmsisLstmGate<Activation>& gate = k.gates[g];
     const TensorRef& input_weights = ctx.input(1 + g);
     const TensorRef& hidden_weights = ctx.input(5 + g);
     gate.input_weights = constant_data<int8_t>(input_weights);
     gate.hidden_weights = constant_data<int8_t>(hidden_weights);
-    const std::vector<int32_t> bias = constant_data<int32_t>(ctx.input(12 + g));
-    gate.input_effective_bias = effective_bias(gate.input_weights, k.hidden, k.input_size, input_offset, &bias);
-    gate.hidden_effective_bias = effective_bias(gate.hidden_weights, k.hidden, k.hidden, hidden_offset, nullptr);
+    const std::vector<Accumulator> bias = constant_data<Accumulator>(ctx.input(12 + g));
+    gate.input_effective_bias =
+        effective_bias<Accumulator>(gate.input_weights, k.hidden, k.input_size, input_offset, &bias);
+    gate.hidden_effective_bias =
+        effective_bias<Accumulator>(gate.hidden_weights, k.hidden, k.hidden, hidden_offset, nullptr);
     // As TFLM's PrepareGateParametersInteger: scales multiplied in float, divided in double.
     gate.input_multiplier = quantize_multiplier(static_cast<double>(scale_of(input) * scale_of(input_weights)) /
                                                 static_cast<double>(gate_scale));
@@ -273,11 +311,23 @@ std::optional<PreparedKernel> prepare_cmsis_nn_unidirectional_sequence_lstm(cons
   const int64_t buffer_bytes = k.batch * k.hidden * 2;
   PreparedKernel prepared = PreparedKernel::of(std::move(k));
   prepared.implementation =
-      fmt::format("arm_lstm_unidirectional_s8 ({})", ctx.family == KernelFamily::kCmsisNnDsp ? "DSP" : "portable");
+      fmt::format("{} ({})", function, ctx.family == KernelFamily::kCmsisNnDsp ? "DSP" : "portable");
   prepared.scratch = {{buffer_bytes, "int16 temp1: forget, input and output gates"},
                       {buffer_bytes, "int16 temp2: cell gate, tanh of the cell state"},
                       {buffer_bytes, "int16 cell state"}};
   return prepared;
+}
+
+}  // namespace
+
+std::optional<PreparedKernel> prepare_cmsis_nn_unidirectional_sequence_lstm(const OpContext& ctx) {
+  // The reference prepare makes TFLM's checks (and names the op in its messages).
+  (void)prepare_unidirectional_sequence_lstm(ctx);
+  switch (ctx.input(kInput).type()) {
+    case DataType::kInt8: return cmsis_lstm<int8_t>(ctx);
+    case DataType::kInt16: return cmsis_lstm<int16_t>(ctx);
+    default: return std::nullopt;  // float: EvalLstm<float, ...>
+  }
 }
 
 }  // namespace dmo
