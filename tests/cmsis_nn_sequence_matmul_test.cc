@@ -1,6 +1,6 @@
-// SVDF, UNIDIRECTIONAL_SEQUENCE_LSTM, BATCH_MATMUL and TRANSPOSE_CONV in the
-// cmsis-nn families: which CMSIS-NN function each op runs and the scratch
-// buffers its glue requests, the safe overlap of each family's access order
+// SVDF, UNIDIRECTIONAL_SEQUENCE_LSTM and BATCH_MATMUL in the cmsis-nn
+// families: which CMSIS-NN function each op runs and the scratch buffers
+// its glue requests, the safe overlap of each family's access order
 // (with the checking policy's verdict at it and one element past it, and
 // TFLM's reference values when nothing is clobbered), random shapes of the
 // same facts, CMSIS-NN's own arithmetic where it differs from TFLM's

@@ -18,7 +18,7 @@ namespace dmo {
 // Dispatch by op kind: the CMSIS-NN kernel for ctx.family, or nothing.
 std::optional<PreparedKernel> prepare_cmsis_nn_kernel(const OpContext& ctx);
 
-// Sequence and matrix ops: SVDF, UNIDIRECTIONAL_SEQUENCE_LSTM, BATCH_MATMUL, TRANSPOSE_CONV.
+// Sequence and matrix ops: SVDF, UNIDIRECTIONAL_SEQUENCE_LSTM, BATCH_MATMUL.
 std::optional<PreparedKernel> prepare_cmsis_nn_svdf(const OpContext& ctx);
 std::optional<PreparedKernel> prepare_cmsis_nn_unidirectional_sequence_lstm(const OpContext& ctx);
 std::optional<PreparedKernel> prepare_cmsis_nn_batch_matmul(const OpContext& ctx);
