@@ -20,5 +20,9 @@ std::optional<PreparedKernel> prepare_cmsis_nn_kernel(const OpContext& ctx);
 
 // CONV_2D: arm_convolve_wrapper_s8's kernels for int8 (conv_s8.cc).
 std::optional<PreparedKernel> prepare_cmsis_nn_conv2d(const OpContext& ctx);
+// Sequence and matrix ops: SVDF, UNIDIRECTIONAL_SEQUENCE_LSTM, BATCH_MATMUL.
+std::optional<PreparedKernel> prepare_cmsis_nn_svdf(const OpContext& ctx);
+std::optional<PreparedKernel> prepare_cmsis_nn_unidirectional_sequence_lstm(const OpContext& ctx);
+std::optional<PreparedKernel> prepare_cmsis_nn_batch_matmul(const OpContext& ctx);
 
 }  // namespace dmo
