@@ -6,6 +6,13 @@ namespace dmo {
 
 std::optional<PreparedKernel> prepare_cmsis_nn_kernel(const OpContext& ctx) {
   switch (static_cast<OpKind>(ctx.op->builtin_code)) {
+    // FULLY_CONNECTED, the pools, ADD, MUL and SOFTMAX.
+    case OpKind::kFullyConnected: return prepare_cmsis_nn_fully_connected(ctx);
+    case OpKind::kAveragePool2D: return prepare_cmsis_nn_average_pool_2d(ctx);
+    case OpKind::kMaxPool2D: return prepare_cmsis_nn_max_pool_2d(ctx);
+    case OpKind::kAdd: return prepare_cmsis_nn_add(ctx);
+    case OpKind::kMul: return prepare_cmsis_nn_mul(ctx);
+    case OpKind::kSoftmax: return prepare_cmsis_nn_softmax(ctx);
     default: return std::nullopt;
   }
 }

@@ -18,4 +18,12 @@ namespace dmo {
 // Dispatch by op kind: the CMSIS-NN kernel for ctx.family, or nothing.
 std::optional<PreparedKernel> prepare_cmsis_nn_kernel(const OpContext& ctx);
 
+// FULLY_CONNECTED, the pools, ADD, MUL and SOFTMAX.
+std::optional<PreparedKernel> prepare_cmsis_nn_fully_connected(const OpContext& ctx);
+std::optional<PreparedKernel> prepare_cmsis_nn_average_pool_2d(const OpContext& ctx);
+std::optional<PreparedKernel> prepare_cmsis_nn_max_pool_2d(const OpContext& ctx);
+std::optional<PreparedKernel> prepare_cmsis_nn_add(const OpContext& ctx);
+std::optional<PreparedKernel> prepare_cmsis_nn_mul(const OpContext& ctx);
+std::optional<PreparedKernel> prepare_cmsis_nn_softmax(const OpContext& ctx);
+
 }  // namespace dmo
