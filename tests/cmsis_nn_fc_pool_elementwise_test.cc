@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <random>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "dmo/error.h"
 #include "dmo/ops/padding.h"
 #include "dmo/runtime/interpreter.h"
+#include "dmo/tflite/reader.h"
 #include "dmo/zoo/graph_builder.h"
 #include "single_op_overlap.h"
 #include "test_support.h"
@@ -59,12 +61,15 @@ Graph finish_one_op(GraphBuilder& b, OpKind kind, std::vector<int32_t> inputs, s
 // ------------------------------------------------------------- builders
 
 // FULLY_CONNECTED int8: input [batches, depth], weights [units, depth]
-// (per-channel scales when `per_channel`), bias, output [batches, units].
+// (per-channel scales when `per_channel`), bias, output [batches, units];
+// `keep_num_dims` gives input [1, batches, depth] and output [1, batches, units].
 OneOp fully_connected(int32_t batches, int32_t depth, int32_t units, bool per_channel, std::mt19937& rng,
-                      Activation activation = Activation::kNone) {
+                      Activation activation = Activation::kNone, bool keep_num_dims = false) {
   GraphBuilder b("cmsis fully connected");
   OneOp m;
-  m.input = b.add_tensor("input", DataType::kInt8, {batches, depth}, per_tensor(0.05f, 3));
+  const Shape input_shape = keep_num_dims ? Shape{1, batches, depth} : Shape{batches, depth};
+  const Shape output_shape = keep_num_dims ? Shape{1, batches, units} : Shape{batches, units};
+  m.input = b.add_tensor("input", DataType::kInt8, input_shape, per_tensor(0.05f, 3));
   Quantization wq = per_tensor(0.02f, 0);
   if (per_channel) {
     wq.scale.clear();
@@ -78,9 +83,10 @@ OneOp fully_connected(int32_t batches, int32_t depth, int32_t units, bool per_ch
                                                         random_values<int8_t>(rng, int64_t{units} * depth, -127, 127), wq);
   const int32_t bias = b.add_constant_values<int32_t>("bias", DataType::kInt32, {units},
                                                       random_values<int32_t>(rng, units, -500, 500));
-  m.output = b.add_tensor("output", DataType::kInt8, {batches, units}, per_tensor(0.1f, -5));
+  m.output = b.add_tensor("output", DataType::kInt8, output_shape, per_tensor(0.1f, -5));
   FullyConnectedParams p;
   p.activation = activation;
+  p.keep_num_dims = keep_num_dims;
   m.graph = finish_one_op(b, OpKind::kFullyConnected, {m.input, weights, bias}, {m.input}, m.output, p);
   return m;
 }
@@ -198,6 +204,13 @@ TEST(CmsisNnFullyConnected, SelectsTheS8FunctionPerQuantizationAndNoScratch) {
   EXPECT_TRUE(selection(per_tensor_fc, kPortable).scratch.empty());
   EXPECT_TRUE(selection(per_channel_fc, kDsp).scratch.empty());
   EXPECT_TRUE(selection(per_tensor_fc, KernelFamily::kTflmReference).implementation.empty());
+  // An output of more than 2 dimensions with a depth a multiple of 4 runs as a 1x1 convolution.
+  const OneOp as_conv = fully_connected(3, 12, 5, false, rng, Activation::kNone, /*keep_num_dims=*/true);
+  const OneOp odd_depth = fully_connected(3, 10, 5, false, rng, Activation::kNone, /*keep_num_dims=*/true);
+  EXPECT_EQ(selection(as_conv, kPortable).implementation, "arm_convolve_1x1_s8_fast (portable C)");
+  EXPECT_EQ(selection(as_conv, kDsp).implementation, "arm_convolve_1x1_s8_fast (DSP)");
+  EXPECT_TRUE(selection(as_conv, kDsp).scratch.empty());
+  EXPECT_EQ(selection(odd_depth, kDsp).implementation, "arm_fully_connected_s8 (DSP)");
 }
 
 TEST(CmsisNnFullyConnected, FloatRunsTheReferenceKernel) {
@@ -252,6 +265,15 @@ TEST(CmsisNnFullyConnected, SafeOverlapOfTypicalShapes) {
   EXPECT_EQ(addresses(batched, KernelFamily::kTflmReference).safe_overlap(), 25);
   EXPECT_EQ(expect_tight_overlap(batched, kPortable, graph_input_bytes(batched, rng), "fc batched"), 25);
   EXPECT_EQ(expect_tight_overlap(batched, kDsp, graph_input_bytes(batched, rng), "fc batched dsp"), 26);
+  // As a 1x1 convolution the whole input is read again for every pair of
+  // units, after the first pair's outputs of every batch are stored.
+  const OneOp as_conv = fully_connected(4, 16, 8, false, rng, Activation::kNone, /*keep_num_dims=*/true);
+  EXPECT_EQ(addresses(as_conv, KernelFamily::kTflmReference).safe_overlap(), 25);
+  // Output byte 29 (batch 3, unit 5) is stored before the last pair's pass
+  // reads the input from its first byte: O_s 2, against 25 for the
+  // reference order.
+  EXPECT_EQ(expect_tight_overlap(as_conv, kPortable, graph_input_bytes(as_conv, rng), "fc as conv"), 2);
+  EXPECT_EQ(expect_tight_overlap(as_conv, kDsp, graph_input_bytes(as_conv, rng), "fc as conv dsp"), 2);
 }
 
 TEST(CmsisNnFullyConnected, RejectsBadOperandsAsTheReferenceDoes) {
@@ -495,9 +517,9 @@ TEST(CmsisNnProperty, SafeOverlapIsTightOnRandomShapes) {
     std::string what;
     switch ((trial / 2) % 6) {
       case 0: {  // units around multiples of 2 and 3, depth around multiples of 4
-        const int batches = pick(1, 3), depth = pick(1, 13), units = pick(1, 8);
+        const int batches = pick(1, 5), depth = pick(1, 13), units = pick(1, 8);
         m = fully_connected(batches, depth, units, pick(0, 1) == 1, rng,
-                            pick(0, 1) ? Activation::kRelu : Activation::kNone);
+                            pick(0, 1) ? Activation::kRelu : Activation::kNone, /*keep_num_dims=*/pick(0, 1) == 1);
         what = "fc " + std::to_string(batches) + "x" + std::to_string(depth) + "->" + std::to_string(units);
         break;
       }
@@ -540,6 +562,113 @@ TEST(CmsisNnProperty, SafeOverlapIsTightOnRandomShapes) {
     ++checked;
   }
   EXPECT_GT(checked, 300);
+}
+
+// ------------------------------------------------------------- shared models
+
+bool is_this_files_kind(int32_t builtin_code) {
+  switch (static_cast<OpKind>(builtin_code)) {
+    case OpKind::kFullyConnected:
+    case OpKind::kAveragePool2D:
+    case OpKind::kMaxPool2D:
+    case OpKind::kAdd:
+    case OpKind::kMul:
+    case OpKind::kSoftmax: return true;
+    default: return false;
+  }
+}
+
+// Whether FULLY_CONNECTED op `op` runs as arm_convolve_1x1_s8_fast under `family`.
+bool is_fully_connected_as_conv(const Graph& graph, int32_t op, KernelFamily family) {
+  Schedule schedule = default_schedule(graph);
+  schedule.kernels = family;
+  const Interpreter interpreter(graph, unshared_placement(graph.main()), schedule);
+  return interpreter.prepared(op).implementation.starts_with("arm_convolve_1x1_s8_fast");
+}
+
+// Every op of the shared models that the glue sends to CMSIS-NN (in the
+// main subgraph) computes the reference kernel's bytes in both families on
+// random inputs. The CMSIS-NN functions read ahead of the reference or in
+// its order, so the O_s against each activation input is never below the
+// reference kernel's, except MAX_POOL_2D's memcpy'd first tap (0) and the
+// 1x1-convolution FULLY_CONNECTED, which reads the input again per unit pair.
+TEST(CmsisNnSharedModels, OpsComputeTheReferenceBytesWithTheirSafeOverlaps) {
+  DMO_REQUIRE_SHARED(shared);
+  std::mt19937 rng(7);
+  int cmsis_ops = 0;
+  for (const std::string& path : test::tflite_files_in(shared + "/models")) {
+    Graph graph;
+    try {
+      graph = read_tflite_file(path);
+    } catch (const Error&) {
+      continue;  // files dmo refuses are tested elsewhere
+    }
+    const Subgraph& main = graph.main();
+    std::vector<int32_t> ops;
+    for (KernelFamily family : kCmsisFamilies) {
+      Schedule schedule = default_schedule(graph);
+      schedule.kernels = family;
+      const Interpreter interpreter(graph, unshared_placement(main), schedule);
+      for (size_t op = 0; op < main.ops.size(); ++op) {
+        if (!is_this_files_kind(main.ops[op].builtin_code)) continue;
+        try {
+          if (!interpreter.prepared(static_cast<int32_t>(op)).implementation.empty()) {
+            ops.push_back(static_cast<int32_t>(op));
+          }
+        } catch (const Error&) {
+        }
+      }
+    }
+    if (ops.empty()) continue;
+    std::sort(ops.begin(), ops.end());
+    ops.erase(std::unique(ops.begin(), ops.end()), ops.end());
+
+    const Interpreter sizing(graph, unshared_placement(main));
+    const std::vector<uint8_t> input = random_bytes(rng, sizing.input_bytes());
+    auto run_all = [&](KernelFamily family) {
+      Schedule schedule = default_schedule(graph);
+      schedule.kernels = family;
+      Interpreter interpreter(graph, unshared_placement(main), schedule);
+      interpreter.set_inputs(input);
+      interpreter.run();
+      std::vector<std::vector<uint8_t>> tensors;
+      for (int32_t op : ops) tensors.push_back(interpreter.tensor_contents(main.ops[static_cast<size_t>(op)].outputs[0]));
+      return tensors;
+    };
+    const auto reference = run_all(KernelFamily::kTflmReference);
+    const std::string model = path.substr(path.find_last_of('/') + 1);
+    for (KernelFamily family : kCmsisFamilies) {
+      EXPECT_EQ(run_all(family), reference) << model << " in " << kernel_family_name(family);
+    }
+    for (int32_t op : ops) {
+      const Op& o = main.ops[static_cast<size_t>(op)];
+      const size_t activations = o.builtin_code == static_cast<int32_t>(OpKind::kAdd) ||
+                                         o.builtin_code == static_cast<int32_t>(OpKind::kMul)
+                                     ? 2
+                                     : 1;
+      for (size_t i = 0; i < activations; ++i) {
+        const int32_t in = o.inputs[i];
+        if (in < 0 || main.tensors[static_cast<size_t>(in)].is_constant) continue;
+        const int64_t os_reference = algorithmic_safe_overlap(graph, op, in, o.outputs[0]);
+        std::array<int64_t, 2> os{};
+        for (size_t f = 0; f < kCmsisFamilies.size(); ++f) {
+          const KernelFamily family = kCmsisFamilies[f];
+          os[f] = algorithmic_safe_overlap(graph, op, in, o.outputs[0], false, family);
+          if (o.builtin_code == static_cast<int32_t>(OpKind::kMaxPool2D)) {
+            EXPECT_EQ(os[f], 0) << model << " op " << op;
+          } else if (!is_fully_connected_as_conv(graph, op, family)) {
+            EXPECT_GE(os[f], os_reference) << model << " op " << op << " in " << kernel_family_name(family);
+          }
+        }
+        std::printf("[ O_s      ] %s op %d %s input %zu: tflm-reference %lld, cmsis-nn %lld, cmsis-nn-dsp %lld\n",
+                    model.c_str(), op, builtin_op_name(o.builtin_code).c_str(), i,
+                    static_cast<long long>(os_reference), static_cast<long long>(os[0]),
+                    static_cast<long long>(os[1]));
+      }
+      ++cmsis_ops;
+    }
+  }
+  EXPECT_GT(cmsis_ops, 0);
 }
 
 }  // namespace
