@@ -312,6 +312,24 @@ TEST(CmsisNnPool, SelectsTheFunctionsAndTheDspAverageScratch) {
   EXPECT_TRUE(selection(max8, kDsp).scratch.empty());
 }
 
+TEST(CmsisNnPool, RefusesMoreThanTheOneBatchTheGluePasses) {
+  const OneOp two_batches = pool(OpKind::kAveragePool2D, DataType::kInt8, 2, 4, 4, 3, 2, 2, 2, 2, Padding::kValid);
+  const OneOp max16 = pool(OpKind::kMaxPool2D, DataType::kInt16, 3, 4, 4, 3, 2, 2, 2, 2, Padding::kValid);
+  for (KernelFamily family : kCmsisFamilies) {
+    std::string message = run_error(two_batches, family);
+    EXPECT_NE(message.find("op 0 (AVERAGE_POOL_2D): TFLM's cmsis_nn glue runs arm_avgpool_s8 on the first of the "
+                           "input's 2 batches only; one batch is supported"),
+              std::string::npos)
+        << message;
+    message = run_error(max16, family);
+    EXPECT_NE(message.find("op 0 (MAX_POOL_2D): TFLM's cmsis_nn glue runs arm_max_pool_s16 on the first of the "
+                           "input's 3 batches only"),
+              std::string::npos)
+        << message;
+  }
+  EXPECT_EQ(run_error(two_batches, KernelFamily::kTflmReference), "");
+}
+
 TEST(CmsisNnPool, FloatAndUint8RunTheReferenceKernels) {
   for (KernelFamily family : kCmsisFamilies) {
     for (DataType type : {DataType::kFloat32, DataType::kUInt8}) {
@@ -397,6 +415,21 @@ TEST(CmsisNnAddMul, SelectsTheElementwiseFunctions) {
   EXPECT_TRUE(selection(binary(OpKind::kMul, DataType::kInt8, s, s, s, 0), kDsp).scratch.empty());
 }
 
+TEST(CmsisNnAddMul, Int16AddNeedsZeroPointsZero) {
+  GraphBuilder b("int16 add with a zero point");
+  OneOp m;
+  const int32_t x = b.add_tensor("a", DataType::kInt16, {4}, per_tensor(0.001f, 3));
+  const int32_t y = b.add_tensor("b", DataType::kInt16, {4}, per_tensor(0.001f, 0));
+  m.output = b.add_tensor("output", DataType::kInt16, {4}, per_tensor(0.002f, 0));
+  m.input = x;
+  m.graph = finish_one_op(b, OpKind::kAdd, {x, y}, {x, y}, m.output, ElementwiseParams{});
+  for (KernelFamily family : kCmsisFamilies) {
+    const std::string message = run_error(m, family);
+    EXPECT_NE(message.find("op 0 (ADD): INT16 operands must have zero point 0"), std::string::npos) << message;
+  }
+  EXPECT_EQ(run_error(m, KernelFamily::kTflmReference), "");
+}
+
 TEST(CmsisNnAddMul, BroadcastsFloatsAndInt32RunTheReferenceKernels) {
   for (KernelFamily family : kCmsisFamilies) {
     for (OpKind kind : {OpKind::kAdd, OpKind::kMul}) {
@@ -454,10 +487,12 @@ TEST(CmsisNnAddMul, SafeOverlapOfTypicalShapes) {
       EXPECT_EQ(expect_tight_overlap(m, kDsp, input, "dsp"), 75);
     }
   }
-  // INT16 MUL in pairs: 7 elements.
-  const OneOp mul16 = binary(OpKind::kMul, DataType::kInt16, {7}, {7}, {7}, 0);
-  for (KernelFamily family : kCmsisFamilies) {
-    EXPECT_EQ(expect_tight_overlap(mul16, family, graph_input_bytes(mul16, rng), "mul16"), 14);
+  // INT16 ADD and MUL in pairs: 7 elements, the last alone.
+  for (OpKind kind : {OpKind::kAdd, OpKind::kMul}) {
+    const OneOp m16 = binary(kind, DataType::kInt16, {7}, {7}, {7}, 1);
+    for (KernelFamily family : kCmsisFamilies) {
+      EXPECT_EQ(expect_tight_overlap(m16, family, graph_input_bytes(m16, rng), "int16"), 14);
+    }
   }
 }
 
@@ -531,7 +566,7 @@ TEST(CmsisNnProperty, SafeOverlapIsTightOnRandomShapes) {
         const int sh = pick(1, 3), sw = pick(1, 3);
         const Padding padding = pick(0, 1) ? Padding::kSame : Padding::kValid;
         if (window_output_size(padding, h, kh, sh, 1) < 1 || window_output_size(padding, w, kw, sw, 1) < 1) continue;
-        m = pool(kind, type, pick(1, 2), h, w, c, kh, kw, sh, sw, padding);
+        m = pool(kind, type, 1, h, w, c, kh, kw, sh, sw, padding);
         what = std::string(kind == OpKind::kMaxPool2D ? "max" : "avg") + " pool";
         break;
       }

@@ -6,7 +6,10 @@
 // arm_elementwise_add_s8.c at 46fee474): portable C element by element; DSP
 // 4 elements per step (read_and_pad_reordered of each input's word, one
 // word written), the remainder element by element. arm_elementwise_add_s16
-// has no DSP path: element by element in both families.
+// (arm_elementwise_add_s16.c V.2.1.0): without MVE, 2 elements per step
+// (arm_nn_read_q15x2_ia of each input, one word written), an odd last
+// element alone, in both families; it ignores the zero points, so INT16
+// operands must have zero point 0 (as TFLite requires of INT16 ADD).
 // Values are TFLM's (add_common: inputs shifted left 20 bits, 15 for INT16,
 // rescaled, added, rescaled to the output): the same multipliers.
 #include "../add_sub_requantization.h"
@@ -30,7 +33,9 @@ std::optional<PreparedKernel> prepare_cmsis_nn_add(const OpContext& ctx) {
                                             dsp ? "arm_elementwise_add_s8 (DSP)" : "arm_elementwise_add_s8 (portable C)",
                                             [q](int8_t a, int8_t b) { return static_cast<int8_t>(q.add(a, b)); });
   }
-  return cmsis_elementwise_kernel<int16_t>(ctx, 1, "arm_elementwise_add_s16",
+  ctx.require(q.input1_offset == 0 && q.input2_offset == 0 && q.output_offset == 0,
+              "INT16 operands must have zero point 0 (arm_elementwise_add_s16 ignores zero points)");
+  return cmsis_elementwise_kernel<int16_t>(ctx, 2, "arm_elementwise_add_s16",
                                            [q](int16_t a, int16_t b) { return static_cast<int16_t>(q.add(a, b)); });
 }
 

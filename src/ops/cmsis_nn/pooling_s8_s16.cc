@@ -4,7 +4,10 @@
 // reference kernels. CMSIS-NN sources read (ARM-software/CMSIS-NN):
 // Source/PoolingFunctions/arm_avgpool_s8.c at 72647c8b, arm_avgpool_s16.c at
 // 46fee474, arm_max_pool_s8.c and arm_max_pool_s16.c at f08b3617,
-// arm_avgpool_get_buffer_sizes_s8.c at 6ebba504. Batches one after another.
+// arm_avgpool_get_buffer_sizes_s8.c at 6ebba504. The glue
+// (PopulateCommonParams) passes one batch (input_dims.n = 1), so CMSIS-NN
+// pools only the first: dmo refuses more than one batch in these families
+// rather than mirror an output left half unwritten.
 //  - arm_avgpool_s8 / _s16, portable C: per output pixel and channel, the
 //    clipped window summed, then one store (TFLM's reference order).
 //  - arm_avgpool_s8 / _s16, DSP: per output pixel, every tap's whole
@@ -22,6 +25,8 @@
 #include <cstdint>
 #include <string>
 #include <variant>
+
+#include <fmt/format.h>
 
 #include "../elementwise.h"
 #include "cmsis_nn_kernels.h"
@@ -194,10 +199,19 @@ std::string with_path(const char* function, KernelFamily family) {
   return std::string(function) + (family == KernelFamily::kCmsisNnDsp ? " (DSP)" : " (portable C)");
 }
 
+// The glue hands CMSIS-NN one batch only.
+CmsisPoolGeometry single_batch_geometry(const OpContext& ctx, const char* function) {
+  CmsisPoolGeometry g = cmsis_pool_geometry(ctx);
+  ctx.require(g.batches == 1, fmt::format("TFLM's cmsis_nn glue runs {} on the first of the input's {} batches only; "
+                                          "one batch is supported",
+                                          function, g.batches));
+  return g;
+}
+
 template <typename T>
 PreparedKernel cmsis_average_pool(const OpContext& ctx, const char* function) {
   CmsisAveragePool<T> k;
-  k.g = cmsis_pool_geometry(ctx);
+  k.g = single_batch_geometry(ctx, function);
   k.dsp = ctx.family == KernelFamily::kCmsisNnDsp;
   if (k.dsp) k.sums.assign(static_cast<size_t>(k.g.channels), 0);
   const int32_t channels = k.g.channels;
@@ -211,7 +225,7 @@ PreparedKernel cmsis_average_pool(const OpContext& ctx, const char* function) {
 
 template <typename T>
 PreparedKernel cmsis_max_pool(const OpContext& ctx, const char* function) {
-  PreparedKernel prepared = PreparedKernel::of(CmsisMaxPool<T>{cmsis_pool_geometry(ctx)});
+  PreparedKernel prepared = PreparedKernel::of(CmsisMaxPool<T>{single_batch_geometry(ctx, function)});
   prepared.implementation = with_path(function, ctx.family);
   return prepared;
 }
