@@ -6,13 +6,13 @@
 // the plain element loop of the functions' portable C path.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <utility>
 
-#include "../broadcast.h"
+#include "dmo/model/tensor.h"
 #include "dmo/ops/kernel_io.h"
 #include "dmo/ops/op_context.h"
 #include "dmo/ops/prepared_kernel.h"

@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <string>
 #include <variant>
+#include <vector>
 
 #include <fmt/format.h>
 
