@@ -11,6 +11,13 @@ std::optional<PreparedKernel> prepare_cmsis_nn_kernel(const OpContext& ctx) {
     case OpKind::kSvdf: return prepare_cmsis_nn_svdf(ctx);
     case OpKind::kUnidirectionalSequenceLstm: return prepare_cmsis_nn_unidirectional_sequence_lstm(ctx);
     case OpKind::kBatchMatMul: return prepare_cmsis_nn_batch_matmul(ctx);
+    // FULLY_CONNECTED, the pools, ADD, MUL and SOFTMAX.
+    case OpKind::kFullyConnected: return prepare_cmsis_nn_fully_connected(ctx);
+    case OpKind::kAveragePool2D: return prepare_cmsis_nn_average_pool_2d(ctx);
+    case OpKind::kMaxPool2D: return prepare_cmsis_nn_max_pool_2d(ctx);
+    case OpKind::kAdd: return prepare_cmsis_nn_add(ctx);
+    case OpKind::kMul: return prepare_cmsis_nn_mul(ctx);
+    case OpKind::kSoftmax: return prepare_cmsis_nn_softmax(ctx);
     default: return std::nullopt;
   }
 }

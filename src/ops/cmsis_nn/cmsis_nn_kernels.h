@@ -24,5 +24,12 @@ std::optional<PreparedKernel> prepare_cmsis_nn_conv2d(const OpContext& ctx);
 std::optional<PreparedKernel> prepare_cmsis_nn_svdf(const OpContext& ctx);
 std::optional<PreparedKernel> prepare_cmsis_nn_unidirectional_sequence_lstm(const OpContext& ctx);
 std::optional<PreparedKernel> prepare_cmsis_nn_batch_matmul(const OpContext& ctx);
+// FULLY_CONNECTED, the pools, ADD, MUL and SOFTMAX.
+std::optional<PreparedKernel> prepare_cmsis_nn_fully_connected(const OpContext& ctx);
+std::optional<PreparedKernel> prepare_cmsis_nn_average_pool_2d(const OpContext& ctx);
+std::optional<PreparedKernel> prepare_cmsis_nn_max_pool_2d(const OpContext& ctx);
+std::optional<PreparedKernel> prepare_cmsis_nn_add(const OpContext& ctx);
+std::optional<PreparedKernel> prepare_cmsis_nn_mul(const OpContext& ctx);
+std::optional<PreparedKernel> prepare_cmsis_nn_softmax(const OpContext& ctx);
 
 }  // namespace dmo
