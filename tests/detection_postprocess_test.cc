@@ -457,10 +457,24 @@ std::string write_temp(const Graph& graph, const std::string& name) {
   return file;
 }
 
-TEST(DetectionPostProcess, TheCliRunsItAndRefusesABadOneInOneLine) {
-  const std::string good = write_temp(detection_model({}, kAnchors, {}).graph, "good.tflite");
-  const test::CommandResult ran = test::run_dmo({"run", good});
-  EXPECT_EQ(ran.exit_status, 0) << ran.err;
+TEST(DetectionPostProcess, TheCliRunsAndVerifiesItAndRefusesABadOneInOneLine) {
+  // `verify` compares whole outputs with the unshared run's: the fast path
+  // here keeps every anchor of the pattern input (no threshold, no IoU
+  // above 1), so it writes every entry instead of leaving some as the
+  // arena held them; the regular path always writes every entry.
+  Options every_anchor;
+  every_anchor.score_threshold = -2;
+  every_anchor.iou_threshold = 1;
+  Options regular;
+  regular.use_regular_nms = true;
+  for (const Options& o : {every_anchor, regular}) {
+    const std::string good = write_temp(detection_model({}, kAnchors, o).graph, "good.tflite");
+    for (const char* command : {"run", "verify"}) {
+      const test::CommandResult ok = test::run_dmo({command, good});
+      EXPECT_EQ(ok.exit_status, 0) << command << ": " << ok.out << ok.err;
+    }
+    std::filesystem::remove(good);
+  }
   Shapes s;
   s.predictions_type = DataType::kInt8;
   const std::string bad = write_temp(detection_model(s, kAnchors, {}).graph, "bad.tflite");
@@ -471,7 +485,6 @@ TEST(DetectionPostProcess, TheCliRunsItAndRefusesABadOneInOneLine) {
                              "supported; supported: FLOAT32"),
             std::string::npos)
       << r.err;
-  std::filesystem::remove(good);
   std::filesystem::remove(bad);
 }
 
