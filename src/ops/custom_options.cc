@@ -68,4 +68,13 @@ bool CustomOptions::boolean(const std::string& key) const {
   return value.AsBool();
 }
 
+float CustomOptions::real(const std::string& key) const {
+  const flexbuffers::Reference value = value_of(ctx_, key);
+  ctx_.require(value.IsFloat() || is_integer(value.GetType()),
+               fmt::format("custom option '{}' is {}, not a number", key, flex_type_name(value.GetType())));
+  return value.AsFloat();
+}
+
+bool CustomOptions::has(const std::string& key) const { return !root_map(ctx_)[key].IsNull(); }
+
 }  // namespace dmo

@@ -20,6 +20,10 @@ class CustomOptions {
   int32_t integer(const std::string& key, int64_t min, int64_t max) const;
   // A boolean key (TFLM's ElementAsBool: a bool, or an integer where 0 is false).
   bool boolean(const std::string& key) const;
+  // A number key read as TFLM's AsFloat reads it (a float, or an integer converted).
+  float real(const std::string& key) const;
+  // Whether the map holds `key` (for keys TFLM gives a default when absent).
+  bool has(const std::string& key) const;
 
  private:
   const OpContext& ctx_;

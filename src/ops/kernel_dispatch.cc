@@ -20,7 +20,8 @@ namespace {
 using Prepare = PreparedKernel (*)(const OpContext&);
 
 // TFLM's signal library, by the custom code its registration uses.
-constexpr std::array<std::pair<std::string_view, Prepare>, 9> kCustomKernels = {{
+// Then TFLM's other custom ops.
+constexpr std::array<std::pair<std::string_view, Prepare>, 10> kCustomKernels = {{
     {"SignalWindow", &prepare_signal_window},
     {"SignalFftAutoScale", &prepare_signal_fft_auto_scale},
     {"SignalRfft", &prepare_signal_rfft},
@@ -30,6 +31,8 @@ constexpr std::array<std::pair<std::string_view, Prepare>, 9> kCustomKernels = {
     {"SignalFilterBankSpectralSubtraction", &prepare_signal_filter_bank_spectral_subtraction},
     {"SignalPCAN", &prepare_signal_pcan},
     {"SignalFilterBankLog", &prepare_signal_filter_bank_log},
+    // Object detection.
+    {"TFLite_Detection_PostProcess", &prepare_detection_postprocess},
 }};
 
 constexpr std::array<std::string_view, 3> kAcceleratorCustomOps = {"ethos-u", "edgetpu-custom-op", "NPU_OP"};

@@ -1,6 +1,11 @@
 #include "dmo/plan/tflm_scratch_buffers.h"
 
+#include <flatbuffers/flexbuffers.h>
 #include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <utility>
 
 #include "dmo/error.h"
 #include "dmo/plan/tflm_greedy_planner.h"
@@ -58,6 +63,45 @@ void int4_filter(const OpOperands& o, const char* kernel, std::vector<ScratchBuf
   if (filter.type != DataType::kInt4) return;
   out.push_back({op, filter.element_count, fmt::format("{} int4 filter ({})", o.op().name(), kernel),
                  "filter unpacked to int8"});
+}
+
+// An integer custom option TFLM's Init reads with AsInt32 (checked here,
+// since the buffer sizes follow it).
+int64_t custom_integer(const OpOperands& o, const char* key) {
+  const std::vector<uint8_t>& bytes = o.op().custom_options;
+  if (bytes.empty() || !flexbuffers::VerifyBuffer(bytes.data(), bytes.size())) {
+    o.fail("its custom options are missing or not a valid FlexBuffer");
+  }
+  const flexbuffers::Reference root = flexbuffers::GetRoot(bytes.data(), bytes.size());
+  const flexbuffers::Reference value = root.IsMap() ? root.AsMap()[key] : flexbuffers::Reference();
+  if (!value.IsIntOrUint() || value.AsInt64() < 0 || value.AsInt64() > std::numeric_limits<int32_t>::max()) {
+    o.fail(fmt::format("its custom option '{}' is missing or not an int32 of at least 0", key));
+  }
+  return value.AsInt64();
+}
+
+// Prepare (detection_postprocess.cc): eleven buffers, in its order, sized
+// by the anchors, the classes and max_detections.
+void detection_postprocess(const OpOperands& o, std::vector<ScratchBuffer>& out, int32_t op) {
+  const int64_t boxes = o.dim(o.input(0), 1, "box encodings");
+  const int64_t predictions = o.dim(o.input(1), 1, "class predictions") * o.dim(o.input(1), 2, "class predictions");
+  const int64_t most = custom_integer(o, "max_detections");
+  const int64_t classes = custom_integer(o, "num_classes");
+  const std::string kernel = "TFLite_Detection_PostProcess (detection_postprocess.cc)";
+  const std::pair<int64_t, const char*> buffers[] = {
+      {boxes, "active candidate flag per anchor"},
+      {boxes * 4 * 4, "decoded box per anchor"},
+      {predictions * 4, "float per class prediction"},
+      {boxes * 4, "score per anchor"},
+      {boxes * 4, "kept score per anchor"},
+      {most * boxes * 4, "scores after regular suppression"},
+      {most * boxes * 4, "sorted values"},
+      {boxes * 4, "kept index per anchor"},
+      {most * boxes * 4, "sorted indices"},
+      {std::max(classes, most) * boxes * 4, "class ranking or selected score indices"},
+      {std::min(boxes, most) * boxes * 4, "selected anchors"},
+  };
+  for (const auto& [bytes, what] : buffers) out.push_back({op, bytes, kernel, what});
 }
 
 }  // namespace
@@ -146,6 +190,8 @@ std::vector<ScratchBuffer> tflm_scratch_buffers(const Subgraph& subgraph, int32_
     if (fft_length <= 0 || !element) o.fail("its output's last dimension gives no FFT length");
     out.push_back({op, fft_length * *element, fmt::format("SignalRfft {} (rfft.cc)", data_type_name(input.type)),
                    "zero-padded frame"});
+  } else if (node.is(OpKind::kCustom) && node.custom_code == "TFLite_Detection_PostProcess") {
+    detection_postprocess(o, out, op);
   } else if (node.is(OpKind::kCustom) && node.custom_code == "ethos-u") {
     // Prepare (kernels/ethos_u/ethosu.cc): a base address (uint64) and a size
     // (size_t, 4 bytes on the Cortex-M hosts of the NPU) per input and output.

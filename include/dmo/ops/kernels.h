@@ -77,6 +77,10 @@ PreparedKernel prepare_signal_filter_bank_spectral_subtraction(const OpContext& 
 PreparedKernel prepare_signal_pcan(const OpContext& ctx);
 PreparedKernel prepare_signal_filter_bank_log(const OpContext& ctx);
 
+// TFLM's TFLite_Detection_PostProcess (custom op, FlexBuffer options):
+// decodes every box, suppresses, then writes its four outputs.
+PreparedKernel prepare_detection_postprocess(const OpContext& ctx);
+
 // Comparisons: BOOL output, inputs broadcast as ADD's.
 PreparedKernel prepare_equal(const OpContext& ctx);
 PreparedKernel prepare_not_equal(const OpContext& ctx);
