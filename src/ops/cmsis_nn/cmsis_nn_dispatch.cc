@@ -6,6 +6,7 @@ namespace dmo {
 
 std::optional<PreparedKernel> prepare_cmsis_nn_kernel(const OpContext& ctx) {
   switch (static_cast<OpKind>(ctx.op->builtin_code)) {
+    case OpKind::kDepthwiseConv2D: return prepare_cmsis_nn_depthwise_conv2d(ctx);
     default: return std::nullopt;
   }
 }

@@ -18,4 +18,7 @@ namespace dmo {
 // Dispatch by op kind: the CMSIS-NN kernel for ctx.family, or nothing.
 std::optional<PreparedKernel> prepare_cmsis_nn_kernel(const OpContext& ctx);
 
+// DEPTHWISE_CONV_2D: arm_depthwise_conv_wrapper_s8's choice for int8.
+std::optional<PreparedKernel> prepare_cmsis_nn_depthwise_conv2d(const OpContext& ctx);
+
 }  // namespace dmo
