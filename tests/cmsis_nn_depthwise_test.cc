@@ -17,7 +17,9 @@
 
 #include "dmo/error.h"
 #include "dmo/ops/padding.h"
+#include "dmo/runtime/input_pattern.h"
 #include "dmo/runtime/interpreter.h"
+#include "dmo/tflite/reader.h"
 #include "dmo/zoo/graph_builder.h"
 #include "single_op_overlap.h"
 #include "test_support.h"
@@ -426,6 +428,69 @@ TEST(CmsisNnDepthwise, WrongOperandCountNamesTheOp) {
   for (KernelFamily family : kCmsisFamilies) {
     EXPECT_NE(error_under(graph, family).find("op 0 (DEPTHWISE_CONV_2D): expected 2 or 3 inputs"), std::string::npos);
   }
+}
+
+// ---------------------------------------------------------------- shared models
+
+// Every shared model with int8 depthwise convs: each such op's O_s per
+// family beside the reference kernel's (never below it), and the whole
+// model run with each family's kernels gives the reference run's outputs.
+TEST(CmsisNnDepthwise, SharedModelsRunBitExactAndNeverLoseOverlap) {
+  DMO_REQUIRE_SHARED(shared);
+  int ops = 0;
+  for (const std::string& file : test::tflite_files_in(shared + "/models")) {
+    Graph graph;
+    try {
+      graph = read_tflite_file(file);
+      require_kernels(graph);
+    } catch (const Error&) {
+      continue;  // shared_models_test covers the models dmo cannot read or run
+    }
+    const Subgraph& main = graph.main();
+    std::vector<int32_t> depthwise;
+    for (size_t i = 0; i < main.ops.size(); ++i) {
+      const Op& op = main.ops[i];
+      if (op.is(OpKind::kDepthwiseConv2D) && main.tensors[static_cast<size_t>(op.inputs[0])].type == DataType::kInt8) {
+        depthwise.push_back(static_cast<int32_t>(i));
+      }
+    }
+    if (depthwise.empty()) continue;
+    const std::vector<uint8_t> input = pattern_input(main, 1);
+    Interpreter reference(graph, unshared_placement(main));
+    reference.set_inputs(input);
+    reference.run();
+    for (KernelFamily family : kCmsisFamilies) {
+      Schedule schedule = default_schedule(graph);
+      schedule.kernels = family;
+      Interpreter interpreter(graph, unshared_placement(main), schedule);
+      interpreter.set_inputs(input);
+      interpreter.run();
+      for (int32_t output : main.outputs) {
+        EXPECT_EQ(interpreter.tensor_contents(output), reference.tensor_contents(output))
+            << test::file_stem(file) << " " << kernel_family_name(family);
+      }
+    }
+    for (int32_t op : depthwise) {
+      const Op& o = main.ops[static_cast<size_t>(op)];
+      const int64_t os_reference = algorithmic_safe_overlap(graph, op, o.inputs[0], o.outputs[0]);
+      std::string line = fmt::format("{} op {} {}: reference {}", test::file_stem(file), op,
+                                     shape_to_string(main.tensors[static_cast<size_t>(o.inputs[0])].shape),
+                                     os_reference);
+      for (KernelFamily family : kCmsisFamilies) {
+        Schedule schedule = default_schedule(graph);
+        schedule.kernels = family;
+        const Interpreter interpreter(graph, unshared_placement(main), schedule);
+        const int64_t os = algorithmic_safe_overlap(interpreter, op, o.inputs[0], o.outputs[0]);
+        EXPECT_GE(os, os_reference) << line;
+        line += fmt::format(", {} {} ({})", kernel_family_name(family), os, interpreter.prepared(op).implementation);
+      }
+      std::printf("[ model    ] %s\n", line.c_str());
+      ++ops;
+    }
+  }
+  std::printf("[ model    ] %d int8 depthwise ops\n", ops);
+  // The 63 of the shared models dmo runs today, or more as kernels arrive.
+  EXPECT_GE(ops, 63);
 }
 
 }  // namespace
