@@ -393,16 +393,13 @@ TEST(CmsisNnDepthwise, RefusesWhatTheGlueRefuses) {
     // uint8: TFLM's cmsis_nn glue has no uint8 depthwise conv.
     EXPECT_EQ(error_under(typed_layer(DataType::kUInt8, DataType::kUInt8, DataType::kInt32, {1, 4, 4, 2}), family),
               "op 0 (DEPTHWISE_CONV_2D): input type UINT8 is not supported by TFLM's CMSIS-NN depthwise conv; "
-              "supported: FLOAT32, INT8");
+              "supported: FLOAT32, INT8, INT16");
     // The reference prepare's checks come first: types, shapes, counts.
     EXPECT_NE(error_under(typed_layer(DataType::kInt8, DataType::kInt8, DataType::kFloat32, {1, 4, 4, 2}), family)
                   .find("op 0 (DEPTHWISE_CONV_2D): bias type FLOAT32 with INT8 input is not supported"),
               std::string::npos);
     EXPECT_NE(error_under(typed_layer(DataType::kInt8, DataType::kInt8, DataType::kInt32, {1, 4, 4, 3}), family)
                   .find("op 0 (DEPTHWISE_CONV_2D): filter has 2 channels, output has 3"),
-              std::string::npos);
-    EXPECT_NE(error_under(typed_layer(DataType::kInt16, DataType::kInt8, DataType::kInt64, {1, 4, 4, 2}), family)
-                  .find("op 0 (DEPTHWISE_CONV_2D): input type INT16 is not supported"),
               std::string::npos);
   }
 }
@@ -427,6 +424,159 @@ TEST(CmsisNnDepthwise, WrongOperandCountNamesTheOp) {
   const Graph graph = b.finish();
   for (KernelFamily family : kCmsisFamilies) {
     EXPECT_NE(error_under(graph, family).find("op 0 (DEPTHWISE_CONV_2D): expected 2 or 3 inputs"), std::string::npos);
+  }
+}
+
+// ---------------------------------------------------------------- int16
+
+// An int16 layer (zero points 0, int64 biases, int8 per-channel filter).
+OneOp int16_layer(const Layer& l, std::mt19937& rng) {
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  const int32_t out_channels = l.channels * l.multiplier;
+  GraphBuilder b("cmsis_nn_depthwise_test");
+  OneOp m;
+  m.input = b.add_tensor("input", DataType::kInt16, {l.batches, l.height, l.width, l.channels}, per_tensor(0.05f, 0));
+  std::vector<int8_t> weights(static_cast<size_t>(l.filter_height * l.filter_width * out_channels));
+  for (int8_t& w : weights) w = static_cast<int8_t>(pick(-127, 127));
+  Quantization filter_quant;
+  for (int32_t c = 0; c < out_channels; ++c) {
+    filter_quant.scale.push_back(0.001f * static_cast<float>(pick(1, 20)));
+    filter_quant.zero_point.push_back(0);
+  }
+  filter_quant.quantized_dimension = 3;
+  const int32_t filter = b.add_constant_values<int8_t>("filter", DataType::kInt8,
+                                                       {1, l.filter_height, l.filter_width, out_channels}, weights,
+                                                       filter_quant);
+  std::vector<int64_t> biases(static_cast<size_t>(out_channels));
+  for (int64_t& v : biases) v = pick(-40000, 40000);
+  const int32_t bias = b.add_constant_values<int64_t>("bias", DataType::kInt64, {out_channels}, biases);
+  m.output = b.add_tensor("output", DataType::kInt16, {l.batches, l.output_height(), l.output_width(), out_channels},
+                          per_tensor(0.1f, 0));
+  b.add_op(OpKind::kDepthwiseConv2D, {m.input, filter, bias}, {m.output}, params_of(l));
+  b.set_inputs({m.input});
+  b.set_outputs({m.output});
+  m.graph = b.finish();
+  return m;
+}
+
+// clobbers_at_overlap for int16, which dmo's reference kernel does not
+// run: without a clobber the overlapped run must give the family's own
+// unshared bytes.
+bool int16_clobbers_at_overlap(const OneOp& m, int64_t overlap, const std::vector<uint8_t>& input,
+                               KernelFamily family) {
+  Interpreter overlapped(m.graph, test::overlapped_placement(m, overlap), schedule_for(m, family));
+  overlapped.set_inputs(input);
+  const bool clobbered = overlapped.run_checked().has_value();
+  if (!clobbered) {
+    Interpreter unshared(m.graph, unshared_placement(m.graph.main()), schedule_for(m, family));
+    unshared.set_inputs(input);
+    unshared.run();
+    EXPECT_EQ(overlapped.tensor_contents(m.output), unshared.tensor_contents(m.output))
+        << "the overlapped run computes differently";
+  }
+  return clobbered;
+}
+
+// 2x3 image, 2x2 filter, VALID, two channels with filter scales 0.5 and
+// 0.25 (input and output scale 1): TFLM's 64-bit requantization rounds
+// 172.5 up to 173 and -750.5 up to -750.
+TEST(CmsisNnDepthwise, Int16ValuesRoundAsTflm) {
+  GraphBuilder b("cmsis_nn_depthwise_test");
+  OneOp m;
+  m.input = b.add_tensor("input", DataType::kInt16, {1, 2, 3, 2}, per_tensor(1.0f, 0));
+  const Quantization filter_quant{{0.5f, 0.25f}, {0, 0}, 3};
+  // (ky, kx): channel 0 [1 2; 3 -1], channel 1 [-2 1; 1 3].
+  const int32_t filter = b.add_constant_values<int8_t>("filter", DataType::kInt8, {1, 2, 2, 2},
+                                                       {1, -2, 2, 1, 3, 1, -1, 3}, filter_quant);
+  const int32_t bias = b.add_constant_values<int64_t>("bias", DataType::kInt64, {2}, {2, -3});
+  m.output = b.add_tensor("output", DataType::kInt16, {1, 1, 2, 2}, per_tensor(1.0f, 0));
+  b.add_op(OpKind::kDepthwiseConv2D, {m.input, filter, bias}, {m.output},
+           params_of(Layer{1, 2, 3, 2, 2, 2, 1, 1, 1, Padding::kValid}));
+  b.set_inputs({m.input});
+  b.set_outputs({m.output});
+  m.graph = b.finish();
+  // Channel 0: 100 200 300 / -50 7 9; channel 1: 1 2 3 / 4 5 -1001.
+  const std::vector<int16_t> input = {100, 1, 200, 2, 300, 3, -50, 4, 7, 5, 9, -1001};
+  // x0: (343 + 2) / 2, (19 - 3) / 4; x1: (812 + 2) / 2, (-2999 - 3) / 4.
+  const std::vector<int16_t> expected = {173, 4, 407, -750};
+  for (KernelFamily family : kCmsisFamilies) {
+    Interpreter interpreter(m.graph, unshared_placement(m.graph.main()), schedule_for(m, family));
+    EXPECT_EQ(interpreter.prepared(0).implementation,
+              std::string("arm_depthwise_conv_s16") + (family == KernelFamily::kCmsisNnDsp ? " (DSP)" : " (portable)"));
+    EXPECT_TRUE(interpreter.prepared(0).scratch.empty());
+    interpreter.set_inputs(test::bytes_of(input));
+    interpreter.run();
+    EXPECT_EQ(test::values_from<int16_t>(interpreter.tensor_bytes(m.output)), expected) << kernel_family_name(family);
+  }
+  // dmo's reference depthwise kernel has no int16.
+  EXPECT_NE(error_under(m.graph, KernelFamily::kTflmReference).find("input type INT16 is not supported"),
+            std::string::npos);
+}
+
+// arm_depthwise_conv_s16 walks as the reference kernel walks int8: per
+// output element, its window, then the store. O_s holds exactly on random
+// layers and on the typical one.
+TEST(CmsisNnDepthwise, Int16SafeOverlapHoldsOnRandomLayers) {
+  std::mt19937 rng(20261202);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  auto check = [&](const Layer& l) {
+    const OneOp m = int16_layer(l, rng);
+    const std::vector<uint8_t> input = random_bytes(rng, test::bytes_of_tensor(m, m.input));
+    int64_t first = -1;
+    for (KernelFamily family : kCmsisFamilies) {
+      const int64_t os = addresses(m, family).safe_overlap();
+      if (first < 0) first = os;
+      EXPECT_EQ(os, first) << l.describe() << ": one function in both families";
+      EXPECT_FALSE(int16_clobbers_at_overlap(m, os, input, family)) << l.describe() << " O_s " << os;
+      if (os < std::min(test::bytes_of_tensor(m, m.input), test::bytes_of_tensor(m, m.output))) {
+        EXPECT_TRUE(int16_clobbers_at_overlap(m, os + 2, input, family)) << l.describe() << " O_s " << os;
+      }
+    }
+    return first;
+  };
+  int layers = 0;
+  while (layers < 150) {
+    Layer l;
+    l.batches = pick(0, 7) == 0 ? 2 : 1;
+    l.height = pick(1, 8);
+    l.width = pick(1, 8);
+    l.channels = pick(1, 6);
+    l.filter_height = pick(1, 4);
+    l.filter_width = pick(1, 4);
+    l.stride = pick(1, 3);
+    l.dilation = pick(0, 4) == 0 ? 2 : 1;
+    l.multiplier = pick(1, 4);
+    l.padding = pick(0, 1) ? Padding::kSame : Padding::kValid;
+    if (l.output_height() < 1 || l.output_width() < 1) continue;
+    ++layers;
+    check(l);
+  }
+  const Layer typical{1, 16, 16, 16, 3, 3, 1, 1, 1, Padding::kSame};
+  const int64_t os = check(typical);
+  std::printf("[ O_s      ] int16 %s: cmsis-nn and cmsis-nn-dsp %lld of %d input bytes\n", typical.describe().c_str(),
+              static_cast<long long>(os), 16 * 16 * 16 * 2);
+  EXPECT_EQ(os, 7648);
+}
+
+TEST(CmsisNnDepthwise, Int16RefusesWhatTheGlueRefuses) {
+  for (KernelFamily family : kCmsisFamilies) {
+    EXPECT_EQ(error_under(typed_layer(DataType::kInt16, DataType::kInt8, DataType::kInt32, {1, 4, 4, 2}), family),
+              "op 0 (DEPTHWISE_CONV_2D): bias type INT32 with INT16 input is not supported; the bias must be INT64");
+    EXPECT_EQ(error_under(typed_layer(DataType::kInt16, DataType::kInt16, DataType::kInt64, {1, 4, 4, 2}), family),
+              "op 0 (DEPTHWISE_CONV_2D): filter type INT16 with INT16 input is not supported; the filter must be INT8");
+    EXPECT_EQ(error_under(typed_layer(DataType::kInt16, DataType::kInt8, DataType::kInt64, {1, 4, 4, 3}), family),
+              "op 0 (DEPTHWISE_CONV_2D): filter has 2 channels, output has 3");
+    GraphBuilder b("cmsis_nn_depthwise_test");
+    const int32_t input = b.add_tensor("input", DataType::kInt16, {1, 4, 4, 2}, per_tensor(0.5f, 3));
+    const int32_t filter = b.add_constant("filter", DataType::kInt8, {1, 3, 3, 2}, std::vector<uint8_t>(18),
+                                          per_tensor(0.5f, 0));
+    const int32_t output = b.add_tensor("output", DataType::kInt16, {1, 4, 4, 2}, per_tensor(0.5f, 0));
+    b.add_op(OpKind::kDepthwiseConv2D, {input, filter}, {output},
+             params_of(Layer{1, 4, 4, 2, 3, 3, 1, 1, 1, Padding::kSame}));
+    b.set_inputs({input});
+    b.set_outputs({output});
+    EXPECT_EQ(error_under(b.finish(), family),
+              "op 0 (DEPTHWISE_CONV_2D): int16 input and output must have zero point 0");
   }
 }
 

@@ -17,16 +17,21 @@
 //        multiplier divisible by 4 (one batch, no dilation), else
 //        depthwise_conv_s8_generic.
 //    The loop nests are in depthwise_s8_kernels.h.
-// Not mirrored here: int16 (EvalQuantizedPerChannel16x8,
-// arm_depthwise_conv_s16) and int4 filters (arm_depthwise_conv_wrapper_s4)
-// need arithmetic dmo's reference depthwise kernel does not have, so they
-// get its errors. uint8, which the glue refuses, is refused here too.
+//  - int16 activations with int8 filters: no scratch; EvalQuantizedPerChannel16x8
+//    calls arm_depthwise_conv_s16 (depthwise_s16_kernel.h). dmo's reference
+//    depthwise kernel has no int16, so this family runs int16 models the
+//    reference family refuses.
+// Not mirrored: int4 filters (arm_depthwise_conv_wrapper_s4), which dmo's
+// reference kernel does not read either; they get its error. uint8, which
+// the glue refuses, is refused here too.
 #include <fmt/format.h>
 
 #include <variant>
 
+#include "../conv2d/conv_operand_types.h"
 #include "../conv2d/conv_quantization.h"
 #include "cmsis_nn_kernels.h"
+#include "depthwise_s16_kernel.h"
 #include "depthwise_s8_kernels.h"
 #include "dmo/ops/kernels.h"
 #include "dmo/ops/padding.h"
@@ -36,11 +41,31 @@ namespace {
 
 using cmsis_nn::DepthwiseShape;
 
-// The reference prepare has checked ranks, sizes and the multiplier.
+// The shapes' checks of dmo's reference prepare, with its messages: it
+// checks int8 and float ops before this runs, int16 ones only here.
 DepthwiseShape depthwise_shape(const OpContext& ctx, const DepthwiseConv2DParams& params) {
   const TensorRef& input = ctx.input(0);
   const TensorRef& filter = ctx.input(1);
   const TensorRef& output = ctx.output(0);
+  ctx.require(input.rank() == 4, fmt::format("input must be 4-D (NHWC), is {}", shape_to_string(input.shape())));
+  ctx.require(filter.rank() == 4,
+              fmt::format("filter must be 4-D (1, H, W, channels), is {}", shape_to_string(filter.shape())));
+  ctx.require(output.rank() == 4, fmt::format("output must be 4-D (NHWC), is {}", shape_to_string(output.shape())));
+  ctx.require(params.stride_h >= 1 && params.stride_w >= 1, "strides must be at least 1");
+  ctx.require(params.dilation_h >= 1 && params.dilation_w >= 1, "dilations must be at least 1");
+  ctx.require(output.dim(0) == input.dim(0), "input and output batch sizes differ");
+  ctx.require(filter.dim(0) == 1, fmt::format("filter dimension 0 must be 1, is {}", filter.dim(0)));
+  ctx.require(filter.dim(3) == output.dim(3),
+              fmt::format("filter has {} channels, output has {}", filter.dim(3), output.dim(3)));
+  const int32_t multiplier =
+      params.depth_multiplier == 0 && input.dim(3) > 0 ? output.dim(3) / input.dim(3) : params.depth_multiplier;
+  ctx.require(multiplier >= 0 && int64_t{input.dim(3)} * multiplier == output.dim(3),
+              fmt::format("{} output channels are not {} input channels times depth multiplier {}", output.dim(3),
+                          input.dim(3), params.depth_multiplier));
+  if (ctx.has_input(2)) {
+    ctx.require(ctx.input(2).elements() == output.dim(3),
+                fmt::format("bias has {} elements for {} output channels", ctx.input(2).elements(), output.dim(3)));
+  }
   DepthwiseShape s;
   s.batches = input.dim(0);
   s.input_height = input.dim(1);
@@ -103,15 +128,49 @@ Kernel with_common(const cmsis_nn::DepthwiseS8Common& common) {
   return k;
 }
 
+// EvalQuantizedPerChannel16x8: int16 input and output with zero point 0
+// (the glue's Prepare checks it), int8 filter, int64 bias.
+PreparedKernel prepare_int16(const OpContext& ctx) {
+  const auto* params = std::get_if<DepthwiseConv2DParams>(&ctx.op->params);
+  ctx.require(params != nullptr, "missing DEPTHWISE_CONV_2D parameters");
+  const DataType filter = ctx.input(1).type();
+  ctx.require(filter == DataType::kInt8,
+              fmt::format("filter type {} with INT16 input is not supported; the filter must be INT8",
+                          data_type_name(filter)));
+  if (ctx.has_input(2)) {
+    const DataType bias = ctx.input(2).type();
+    ctx.require(bias == DataType::kInt64,
+                fmt::format("bias type {} with INT16 input is not supported; the bias must be INT64",
+                            data_type_name(bias)));
+  }
+  const DataType output = ctx.output(0).type();
+  ctx.require(output == DataType::kInt16,
+              fmt::format("output type {} with INT16 input is not supported; the output must be INT16",
+                          data_type_name(output)));
+  cmsis_nn::DepthwiseConvS16 k;
+  k.s = depthwise_shape(ctx, *params);
+  k.requantization = per_channel_requantization(ctx, params->activation, k.s.output_channels, /*quantized_dimension=*/3);
+  ctx.require(k.requantization.input_offset == 0 && k.requantization.output_offset == 0,
+              "int16 input and output must have zero point 0");
+  for (const QuantizedMultiplier& m : k.requantization.multipliers) {
+    // The 64-bit requantization shifts right by 15 - shift bits.
+    ctx.require(m.shift >= -31 && m.shift < 8,
+                fmt::format("requantization shift {} is outside the int16 kernel's range -31..7", m.shift));
+  }
+  return prepared(std::move(k), std::string("arm_depthwise_conv_s16") + path_suffix(ctx.family));
+}
+
 }  // namespace
 
 std::optional<PreparedKernel> prepare_cmsis_nn_depthwise_conv2d(const OpContext& ctx) {
-  // The reference prepare's checks and messages, for every type.
+  require_conv_operand_counts(ctx, "filter");
+  if (ctx.input(0).type() == DataType::kInt16) return prepare_int16(ctx);
+  // The reference prepare's checks and messages for the other types.
   (void)prepare_depthwise_conv2d(ctx);
   const DataType type = ctx.input(0).type();
   if (type == DataType::kFloat32) return std::nullopt;
   ctx.require(type == DataType::kInt8,
-              fmt::format("input type {} is not supported by TFLM's CMSIS-NN depthwise conv; supported: FLOAT32, INT8",
+              fmt::format("input type {} is not supported by TFLM's CMSIS-NN depthwise conv; supported: FLOAT32, INT8, INT16",
                           data_type_name(type)));
 
   const auto& params = std::get<DepthwiseConv2DParams>(ctx.op->params);
