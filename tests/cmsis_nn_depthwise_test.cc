@@ -5,9 +5,8 @@
 // byte beyond, the reference kernel's bytes when sharing) on the shapes a
 // model typically has and on a few hundred random ones, and what the
 // families refuse or leave to TFLM's reference kernel.
-#include <gtest/gtest.h>
-
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include <cstdio>
 #include <map>
@@ -76,9 +75,8 @@ OneOp int8_layer(const Layer& l, std::mt19937& rng) {
     filter_quant.zero_point.push_back(0);
   }
   filter_quant.quantized_dimension = 3;
-  const int32_t filter = b.add_constant_values<int8_t>("filter", DataType::kInt8,
-                                                       {1, l.filter_height, l.filter_width, out_channels}, weights,
-                                                       filter_quant);
+  const int32_t filter = b.add_constant_values<int8_t>(
+      "filter", DataType::kInt8, {1, l.filter_height, l.filter_width, out_channels}, weights, filter_quant);
   std::vector<int32_t> biases(static_cast<size_t>(out_channels));
   for (int32_t& v : biases) v = pick(-400, 400);
   const int32_t bias = b.add_constant_values<int32_t>("bias", DataType::kInt32, {out_channels}, biases);
@@ -187,9 +185,9 @@ TEST(CmsisNnDepthwise, ScratchIsWhatTheGlueRequests) {
   // Without DSP the opt function needs no buffer, so the glue requests none.
   EXPECT_TRUE(scratch_of(opt, KernelFamily::kCmsisNn).empty());
   // The 3x3, multiplier-4 and generic paths need none in either family.
-  for (const Layer& l : {Layer{1, 16, 16, 16, 3, 3, 1, 1, 1, Padding::kSame},
-                         Layer{1, 8, 8, 3, 3, 3, 1, 1, 4, Padding::kSame},
-                         Layer{1, 8, 8, 3, 3, 3, 1, 1, 2, Padding::kSame}}) {
+  for (const Layer& l :
+       {Layer{1, 16, 16, 16, 3, 3, 1, 1, 1, Padding::kSame}, Layer{1, 8, 8, 3, 3, 3, 1, 1, 4, Padding::kSame},
+        Layer{1, 8, 8, 3, 3, 3, 1, 1, 2, Padding::kSame}}) {
     const OneOp m = int8_layer(l, rng);
     for (KernelFamily family : kCmsisFamilies) {
       EXPECT_TRUE(scratch_of(m, family).empty()) << l.describe() << " " << kernel_family_name(family);
@@ -234,12 +232,12 @@ TEST(CmsisNnDepthwise, Int8ValuesOnThe3x3PathRoundHalvesAsTflm) {
   }
   for (KernelFamily family : kCmsisFamilies) {
     Interpreter interpreter(m.graph, unshared_placement(m.graph.main()), schedule_for(m, family));
-    EXPECT_EQ(interpreter.prepared(0).implementation,
-              std::string("arm_depthwise_conv_3x3_s8") + (family == KernelFamily::kCmsisNnDsp ? " (DSP)" : " (portable)"));
+    EXPECT_EQ(
+        interpreter.prepared(0).implementation,
+        std::string("arm_depthwise_conv_3x3_s8") + (family == KernelFamily::kCmsisNnDsp ? " (DSP)" : " (portable)"));
     interpreter.set_inputs(test::bytes_of(input));
     interpreter.run();
-    EXPECT_EQ(test::values_from<int8_t>(interpreter.tensor_bytes(m.output)), expected)
-        << kernel_family_name(family);
+    EXPECT_EQ(test::values_from<int8_t>(interpreter.tensor_bytes(m.output)), expected) << kernel_family_name(family);
   }
 }
 
@@ -247,8 +245,9 @@ TEST(CmsisNnDepthwise, Int8ValuesOnThe3x3PathRoundHalvesAsTflm) {
 // and random data (clobbers_at_overlap compares with the reference run).
 TEST(CmsisNnDepthwise, EveryPathComputesTheReferenceBytesUnshared) {
   std::mt19937 rng(13);
-  for (const Layer& l : {Layer{1, 7, 6, 9, 3, 3, 1, 1, 1, Padding::kSame}, Layer{1, 7, 6, 9, 5, 3, 2, 1, 1, Padding::kSame},
-                         Layer{1, 7, 6, 3, 2, 3, 1, 1, 4, Padding::kSame}, Layer{2, 7, 6, 3, 3, 3, 2, 2, 3, Padding::kSame}}) {
+  for (const Layer& l :
+       {Layer{1, 7, 6, 9, 3, 3, 1, 1, 1, Padding::kSame}, Layer{1, 7, 6, 9, 5, 3, 2, 1, 1, Padding::kSame},
+        Layer{1, 7, 6, 3, 2, 3, 1, 1, 4, Padding::kSame}, Layer{2, 7, 6, 3, 3, 3, 2, 2, 3, Padding::kSame}}) {
     const OneOp m = int8_layer(l, rng);
     const std::vector<uint8_t> input = random_bytes(rng, test::bytes_of_tensor(m, m.input));
     for (KernelFamily family : kCmsisFamilies) {
@@ -286,11 +285,12 @@ TEST(CmsisNnDepthwise, SafeOverlapOfTypicalLayers) {
     const int64_t reference = checked_safe_overlap(m, KernelFamily::kTflmReference, rng, c.layer.describe());
     const int64_t portable = checked_safe_overlap(m, KernelFamily::kCmsisNn, rng, c.layer.describe());
     const int64_t dsp = checked_safe_overlap(m, KernelFamily::kCmsisNnDsp, rng, c.layer.describe());
-    std::printf("[ O_s      ] %-28s input %6lld output %6lld: reference %6lld, cmsis-nn %6lld (%s), cmsis-nn-dsp %6lld (%s)\n",
-                c.layer.describe().c_str(), static_cast<long long>(test::bytes_of_tensor(m, m.input)),
-                static_cast<long long>(test::bytes_of_tensor(m, m.output)), static_cast<long long>(reference),
-                static_cast<long long>(portable), implementation_of(m, KernelFamily::kCmsisNn).c_str(),
-                static_cast<long long>(dsp), implementation_of(m, KernelFamily::kCmsisNnDsp).c_str());
+    std::printf(
+        "[ O_s      ] %-28s input %6lld output %6lld: reference %6lld, cmsis-nn %6lld (%s), cmsis-nn-dsp %6lld (%s)\n",
+        c.layer.describe().c_str(), static_cast<long long>(test::bytes_of_tensor(m, m.input)),
+        static_cast<long long>(test::bytes_of_tensor(m, m.output)), static_cast<long long>(reference),
+        static_cast<long long>(portable), implementation_of(m, KernelFamily::kCmsisNn).c_str(),
+        static_cast<long long>(dsp), implementation_of(m, KernelFamily::kCmsisNnDsp).c_str());
     EXPECT_EQ(reference, c.reference) << c.layer.describe();
     EXPECT_EQ(portable, c.portable) << c.layer.describe();
     EXPECT_EQ(dsp, c.dsp) << c.layer.describe();
@@ -335,8 +335,7 @@ TEST(CmsisNnDepthwise, SafeOverlapHoldsOnRandomLayersOfEveryPath) {
     }
   }
   for (const auto& [path, count] : paths) {
-    std::printf("[ paths    ] %4d %-70s O_s above the reference's in %d\n", count, path.c_str(),
-                above_reference[path]);
+    std::printf("[ paths    ] %4d %-70s O_s above the reference's in %d\n", count, path.c_str(), above_reference[path]);
   }
   EXPECT_EQ(paths.size(), 8u) << "every path of both families";
   for (const auto& [path, count] : paths) EXPECT_GE(count, 10) << path;
@@ -375,11 +374,11 @@ std::string error_under(const Graph& graph, KernelFamily family) {
 Graph typed_layer(DataType type, DataType filter_type, DataType bias_type, const Shape& output_shape) {
   GraphBuilder b("cmsis_nn_depthwise_test");
   const int32_t input = b.add_tensor("input", type, {1, 4, 4, 2}, per_tensor(0.5f, 0));
-  const int32_t filter = b.add_constant("filter", filter_type, {1, 3, 3, 2},
-                                        std::vector<uint8_t>(static_cast<size_t>(18 * *element_size(filter_type))),
-                                        per_tensor(0.5f, 0));
-  const int32_t bias = b.add_constant("bias", bias_type, {2},
-                                      std::vector<uint8_t>(static_cast<size_t>(2 * *element_size(bias_type))));
+  const int32_t filter =
+      b.add_constant("filter", filter_type, {1, 3, 3, 2},
+                     std::vector<uint8_t>(static_cast<size_t>(18 * *element_size(filter_type))), per_tensor(0.5f, 0));
+  const int32_t bias =
+      b.add_constant("bias", bias_type, {2}, std::vector<uint8_t>(static_cast<size_t>(2 * *element_size(bias_type))));
   const int32_t output = b.add_tensor("output", type, output_shape, per_tensor(0.5f, 0));
   b.add_op(OpKind::kDepthwiseConv2D, {input, filter, bias}, {output},
            params_of(Layer{1, 4, 4, 2, 3, 3, 1, 1, 1, Padding::kSame}));
@@ -444,9 +443,8 @@ OneOp int16_layer(const Layer& l, std::mt19937& rng) {
     filter_quant.zero_point.push_back(0);
   }
   filter_quant.quantized_dimension = 3;
-  const int32_t filter = b.add_constant_values<int8_t>("filter", DataType::kInt8,
-                                                       {1, l.filter_height, l.filter_width, out_channels}, weights,
-                                                       filter_quant);
+  const int32_t filter = b.add_constant_values<int8_t>(
+      "filter", DataType::kInt8, {1, l.filter_height, l.filter_width, out_channels}, weights, filter_quant);
   std::vector<int64_t> biases(static_cast<size_t>(out_channels));
   for (int64_t& v : biases) v = pick(-40000, 40000);
   const int32_t bias = b.add_constant_values<int64_t>("bias", DataType::kInt64, {out_channels}, biases);
@@ -486,8 +484,8 @@ TEST(CmsisNnDepthwise, Int16ValuesRoundAsTflm) {
   m.input = b.add_tensor("input", DataType::kInt16, {1, 2, 3, 2}, per_tensor(1.0f, 0));
   const Quantization filter_quant{{0.5f, 0.25f}, {0, 0}, 3};
   // (ky, kx): channel 0 [1 2; 3 -1], channel 1 [-2 1; 1 3].
-  const int32_t filter = b.add_constant_values<int8_t>("filter", DataType::kInt8, {1, 2, 2, 2},
-                                                       {1, -2, 2, 1, 3, 1, -1, 3}, filter_quant);
+  const int32_t filter =
+      b.add_constant_values<int8_t>("filter", DataType::kInt8, {1, 2, 2, 2}, {1, -2, 2, 1, 3, 1, -1, 3}, filter_quant);
   const int32_t bias = b.add_constant_values<int64_t>("bias", DataType::kInt64, {2}, {2, -3});
   m.output = b.add_tensor("output", DataType::kInt16, {1, 1, 2, 2}, per_tensor(1.0f, 0));
   b.add_op(OpKind::kDepthwiseConv2D, {m.input, filter, bias}, {m.output},
@@ -568,8 +566,8 @@ TEST(CmsisNnDepthwise, Int16RefusesWhatTheGlueRefuses) {
               "op 0 (DEPTHWISE_CONV_2D): filter has 2 channels, output has 3");
     GraphBuilder b("cmsis_nn_depthwise_test");
     const int32_t input = b.add_tensor("input", DataType::kInt16, {1, 4, 4, 2}, per_tensor(0.5f, 3));
-    const int32_t filter = b.add_constant("filter", DataType::kInt8, {1, 3, 3, 2}, std::vector<uint8_t>(18),
-                                          per_tensor(0.5f, 0));
+    const int32_t filter =
+        b.add_constant("filter", DataType::kInt8, {1, 3, 3, 2}, std::vector<uint8_t>(18), per_tensor(0.5f, 0));
     const int32_t output = b.add_tensor("output", DataType::kInt16, {1, 4, 4, 2}, per_tensor(0.5f, 0));
     b.add_op(OpKind::kDepthwiseConv2D, {input, filter}, {output},
              params_of(Layer{1, 4, 4, 2, 3, 3, 1, 1, 1, Padding::kSame}));
@@ -623,9 +621,9 @@ TEST(CmsisNnDepthwise, SharedModelsRunBitExactAndNeverLoseOverlap) {
     for (int32_t op : depthwise) {
       const Op& o = main.ops[static_cast<size_t>(op)];
       const int64_t os_reference = algorithmic_safe_overlap(graph, op, o.inputs[0], o.outputs[0]);
-      std::string line = fmt::format("{} op {} {}: reference {}", test::file_stem(file), op,
-                                     shape_to_string(main.tensors[static_cast<size_t>(o.inputs[0])].shape),
-                                     os_reference);
+      std::string line =
+          fmt::format("{} op {} {}: reference {}", test::file_stem(file), op,
+                      shape_to_string(main.tensors[static_cast<size_t>(o.inputs[0])].shape), os_reference);
       for (KernelFamily family : kCmsisFamilies) {
         Schedule schedule = default_schedule(graph);
         schedule.kernels = family;

@@ -134,14 +134,14 @@ PreparedKernel prepare_int16(const OpContext& ctx) {
   const auto* params = std::get_if<DepthwiseConv2DParams>(&ctx.op->params);
   ctx.require(params != nullptr, "missing DEPTHWISE_CONV_2D parameters");
   const DataType filter = ctx.input(1).type();
-  ctx.require(filter == DataType::kInt8,
-              fmt::format("filter type {} with INT16 input is not supported; the filter must be INT8",
-                          data_type_name(filter)));
+  ctx.require(
+      filter == DataType::kInt8,
+      fmt::format("filter type {} with INT16 input is not supported; the filter must be INT8", data_type_name(filter)));
   if (ctx.has_input(2)) {
     const DataType bias = ctx.input(2).type();
-    ctx.require(bias == DataType::kInt64,
-                fmt::format("bias type {} with INT16 input is not supported; the bias must be INT64",
-                            data_type_name(bias)));
+    ctx.require(
+        bias == DataType::kInt64,
+        fmt::format("bias type {} with INT16 input is not supported; the bias must be INT64", data_type_name(bias)));
   }
   const DataType output = ctx.output(0).type();
   ctx.require(output == DataType::kInt16,
@@ -149,7 +149,8 @@ PreparedKernel prepare_int16(const OpContext& ctx) {
                           data_type_name(output)));
   cmsis_nn::DepthwiseConvS16 k;
   k.s = depthwise_shape(ctx, *params);
-  k.requantization = per_channel_requantization(ctx, params->activation, k.s.output_channels, /*quantized_dimension=*/3);
+  k.requantization =
+      per_channel_requantization(ctx, params->activation, k.s.output_channels, /*quantized_dimension=*/3);
   ctx.require(k.requantization.input_offset == 0 && k.requantization.output_offset == 0,
               "int16 input and output must have zero point 0");
   for (const QuantizedMultiplier& m : k.requantization.multipliers) {
@@ -169,9 +170,10 @@ std::optional<PreparedKernel> prepare_cmsis_nn_depthwise_conv2d(const OpContext&
   (void)prepare_depthwise_conv2d(ctx);
   const DataType type = ctx.input(0).type();
   if (type == DataType::kFloat32) return std::nullopt;
-  ctx.require(type == DataType::kInt8,
-              fmt::format("input type {} is not supported by TFLM's CMSIS-NN depthwise conv; supported: FLOAT32, INT8, INT16",
-                          data_type_name(type)));
+  ctx.require(
+      type == DataType::kInt8,
+      fmt::format("input type {} is not supported by TFLM's CMSIS-NN depthwise conv; supported: FLOAT32, INT8, INT16",
+                  data_type_name(type)));
 
   const auto& params = std::get<DepthwiseConv2DParams>(ctx.op->params);
   cmsis_nn::DepthwiseS8Common common;
@@ -183,7 +185,8 @@ std::optional<PreparedKernel> prepare_cmsis_nn_depthwise_conv2d(const OpContext&
 
   if (takes_3x3_path(s)) {
     require_3x3_reads_inside(ctx, s);
-    return prepared(with_common<cmsis_nn::DepthwiseConv3x3S8>(common), std::string("arm_depthwise_conv_3x3_s8") + suffix);
+    return prepared(with_common<cmsis_nn::DepthwiseConv3x3S8>(common),
+                    std::string("arm_depthwise_conv_3x3_s8") + suffix);
   }
   if (takes_multiplier_one_paths(s)) {
     if (ctx.family == KernelFamily::kCmsisNnDsp) {

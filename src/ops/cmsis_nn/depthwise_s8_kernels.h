@@ -62,8 +62,8 @@ struct DepthwiseS8Common {
 
   // One product of the weight of (y, x, out_channel) with an input value.
   template <class Memory>
-  int32_t multiply_add(const KernelIO& io, Memory& mem, const QuantizedConvArithmetic<int8_t>& arithmetic,
-                       int32_t acc, int8_t input, int64_t y, int64_t x, int64_t out_channel) const {
+  int32_t multiply_add(const KernelIO& io, Memory& mem, const QuantizedConvArithmetic<int8_t>& arithmetic, int32_t acc,
+                       int8_t input, int64_t y, int64_t x, int64_t out_channel) const {
     const int8_t weight = mem.template load<int8_t>(io.input(1), s.filter_index(y, x, out_channel));
     return arithmetic.multiply_add(acc, input, weight);
   }
@@ -95,7 +95,8 @@ struct DepthwiseConv3x3S8 : DepthwiseS8Common {
           for (int32_t ky = row_begin; ky < row_end; ++ky) {
             for (int32_t kx = col_begin; kx < col_end; ++kx) {
               for (int32_t lane = 0; lane < lanes; ++lane) {
-                const int8_t value = mem.template load<int8_t>(input, s.input_index(0, in_y + ky, in_x + kx, first + lane));
+                const int8_t value =
+                    mem.template load<int8_t>(input, s.input_index(0, in_y + ky, in_x + kx, first + lane));
                 acc[static_cast<size_t>(lane)] =
                     multiply_add(io, mem, arithmetic, acc[static_cast<size_t>(lane)], value, ky, kx, first + lane);
               }
@@ -152,8 +153,9 @@ struct DepthwiseConvOptS8Dsp : DepthwiseS8Common {
           int32_t acc = 0;
           for (int32_t tap = 0; tap < taps; ++tap) {
             const int8_t weight = mem.template load<int8_t>(io.input(1), int64_t{tap} * channels + c);
-            const int32_t product = int32_t{weight} * columns[static_cast<size_t>(tap) * static_cast<size_t>(channels) +
-                                                              static_cast<size_t>(c)];
+            const int32_t product =
+                int32_t{weight} *
+                columns[static_cast<size_t>(tap) * static_cast<size_t>(channels) + static_cast<size_t>(c)];
             acc = QuantizedConvArithmetic<int8_t>::wrapping_add(acc, product);
           }
           store(io, mem, arithmetic, output_index++, acc, c);
@@ -189,10 +191,11 @@ struct DepthwiseConvS8Mult4 : DepthwiseS8Common {
             std::array<int32_t, 4> acc{};
             for (int32_t ky = row_begin; ky < row_end; ++ky) {
               for (int32_t kx = col_begin; kx < col_end; ++kx) {
-                const int8_t value = mem.template load<int8_t>(input, s.input_index(0, in_y + ky, in_x + kx, in_channel));
+                const int8_t value =
+                    mem.template load<int8_t>(input, s.input_index(0, in_y + ky, in_x + kx, in_channel));
                 for (int32_t lane = 0; lane < 4; ++lane) {
-                  acc[static_cast<size_t>(lane)] =
-                      multiply_add(io, mem, arithmetic, acc[static_cast<size_t>(lane)], value, ky, kx, out_channel + lane);
+                  acc[static_cast<size_t>(lane)] = multiply_add(io, mem, arithmetic, acc[static_cast<size_t>(lane)],
+                                                                value, ky, kx, out_channel + lane);
                 }
               }
             }
