@@ -76,6 +76,8 @@ inline auto params_fields(const ResizeNearestNeighborParams& p) {
 inline auto params_fields(const TransposeConvParams& p) {
   return std::make_tuple(p.padding, p.stride_w, p.stride_h, p.activation);
 }
+// Resource variables.
+inline auto params_fields(const VarHandleParams& p) { return std::make_tuple(p.container, p.shared_name); }
 
 inline bool same_params(const OpParams& a, const OpParams& b) {
   if (a.index() != b.index()) return false;

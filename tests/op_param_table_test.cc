@@ -118,6 +118,8 @@ TEST(OpParamTable, MatchesTheSchema) {
             EXPECT_EQ(expected.name, field.name);
             if constexpr (kIsVectorField<std::decay_t<decltype(field)>>) {
               EXPECT_EQ(expected.type, "[int]");
+            } else if constexpr (kIsStringField<std::decay_t<decltype(field)>>) {
+              EXPECT_EQ(expected.type, "string");
             } else {
               using M = std::decay_t<decltype(field.schema_default)>;
               EXPECT_EQ(expected.type, schema_type_of<M>());
@@ -128,7 +130,7 @@ TEST(OpParamTable, MatchesTheSchema) {
          ...);
       },
       kOpOptions);
-  EXPECT_EQ(entries, 30);
+  EXPECT_EQ(entries, 33);
 }
 
 TEST(OpParamTable, EveryParamsStructHasAnOpKind) {
@@ -153,6 +155,8 @@ P unusual_params() {
     if constexpr (kIsVectorField<std::decay_t<decltype(field)>>) {
       p.*field.member = {field.id + 1, 3};
       if (field.given) p.*field.given = true;
+    } else if constexpr (kIsStringField<std::decay_t<decltype(field)>>) {
+      p.*field.member = std::string(field.name) + "_value";
     } else {
       using M = std::decay_t<decltype(field.schema_default)>;
       if constexpr (std::is_enum_v<M>) {

@@ -184,11 +184,12 @@ TEST(SignalFftAutoScale, OverlapsItsInputWhole) {
 
 // ---------------------------------------------------------------- SignalRfft
 
-OneOp rfft_model(int32_t frames, int32_t input_length, int32_t fft_length, int32_t type_option = 7) {
+OneOp rfft_model(int32_t frames, int32_t input_length, int32_t fft_length, int32_t type_option = 7,
+                 DataType type = DataType::kInt16) {
   GraphBuilder b("signal_kernels_test");
   OneOp m;
-  m.input = b.add_tensor("input", DataType::kInt16, {frames, input_length});
-  m.output = b.add_tensor("output", DataType::kInt16, {frames, fft_length + 2});
+  m.input = b.add_tensor("input", type, {frames, input_length});
+  m.output = b.add_tensor("output", type, {frames, fft_length + 2});
   b.add_op(OpKind::kCustom, {m.input}, {m.output});
   b.set_inputs({m.input});
   b.set_outputs({m.output});
@@ -261,7 +262,18 @@ TEST(SignalRfft, OverlapFactsHoldForRandomFrames) {
 
 TEST(SignalRfft, RefusesBadShapesAndOptions) {
   EXPECT_RUN_ERROR(rfft_model(1, 6, 8, 1).graph,
-                   "op 0 (SignalRfft): custom option 'T' is TensorType 1; dmo's kernel supports INT16 (7) only");
+                   "op 0 (SignalRfft): custom option 'T' is TensorType 1; supported: FLOAT32 (0), INT32 (2), INT16 (7)");
+  // Input and output must both be of the type 'T' names.
+  EXPECT_RUN_ERROR(rfft_model(1, 6, 8, 2).graph,
+                   "op 0 (SignalRfft): input type INT16 is not supported; supported: INT32 (the 'T' option)");
+  EXPECT_RUN_ERROR(rfft_model(1, 6, 8, 7, DataType::kFloat32).graph,
+                   "op 0 (SignalRfft): input type FLOAT32 is not supported; supported: INT16 (the 'T' option)");
+  OneOp mixed = rfft_model(1, 6, 8, 0, DataType::kFloat32);
+  mixed.graph.subgraphs[0].tensors[static_cast<size_t>(mixed.output)].type = DataType::kInt32;
+  EXPECT_RUN_ERROR(mixed.graph,
+                   "op 0 (SignalRfft): output type INT32 is not supported; supported: FLOAT32 (the 'T' option)");
+  EXPECT_RUN_ERROR(rfft_model(1, 10, 8, 2, DataType::kInt32).graph,
+                   "op 0 (SignalRfft): input frames of 10 samples do not fit fft_length 8");
   EXPECT_RUN_ERROR(rfft_model(1, 10, 8).graph, "op 0 (SignalRfft): input frames of 10 samples do not fit fft_length 8");
   OneOp odd = rfft_model(1, 6, 8);
   odd.graph.subgraphs[0].ops[0].custom_options = flex_map([](auto& f) {
@@ -274,6 +286,146 @@ TEST(SignalRfft, RefusesBadShapesAndOptions) {
     f.Int("fft_length", 16);
   });
   EXPECT_RUN_ERROR(odd.graph, "op 0 (SignalRfft): output's last dimension is 10; fft_length 16 gives 18");
+}
+
+// SignalRfft in INT32 (KISS FFT's FIXED_POINT=32 build: Q31 products, each
+// stage divided by its radix) and FLOAT32 (float arithmetic, unscaled).
+
+constexpr int32_t kRfftInt32 = 2;
+constexpr int32_t kRfftFloat32 = 0;
+
+// The DFT of the zero-padded frame, bin k, in double precision.
+std::complex<double> dft_bin(const std::vector<double>& frame, int32_t fft_length, int32_t k) {
+  std::complex<double> sum = 0;
+  for (size_t t = 0; t < frame.size(); ++t) {
+    sum += frame[t] * std::polar(1.0, -2 * M_PI * k * static_cast<double>(t) / fft_length);
+  }
+  return sum;
+}
+
+TEST(SignalRfftInt32, AnImpulseHasAFlatSpectrumScaledByTheLength) {
+  // fft_length 8: the half-length transform is one radix-4 stage, which
+  // multiplies by (2^31 - 1) / 4 in Q31 (8000000 -> 1999999.996, rounded
+  // to 2000000), then the split's C_FIXDIV by 2 and HALF_OF: 1000000.
+  const OneOp m = rfft_model(1, 8, 8, kRfftInt32, DataType::kInt32);
+  const std::vector<int32_t> out =
+      run_output<int32_t>(m.graph, bytes_of(std::vector<int32_t>{8000000, 0, 0, 0, 0, 0, 0, 0}));
+  EXPECT_EQ(out, (std::vector<int32_t>{1000000, 0, 1000000, 0, 1000000, 0, 1000000, 0, 1000000, 0}));
+  // Q31 rounding: 7 through the radix-4 stage is 7 * 536870911 / 2^31 =
+  // 1.75, rounded to 2; the split's fixdiv by 2 rounds 2 * 1073741823 /
+  // 2^31 to 1: DC 1, and bin 1 is (2 + 2) >> 1 after the fixdiv of each
+  // half, (1 + 1) >> 1 = 1.
+  const std::vector<int32_t> small = run_output<int32_t>(m.graph, bytes_of(std::vector<int32_t>{7, 0, 0, 0, 0, 0, 0, 0}));
+  EXPECT_EQ(small, (std::vector<int32_t>{1, 0, 1, 0, 1, 0, 1, 0, 1, 0}));
+}
+
+// Every radix (4, 2, 3, 5 and the generic one for 7) against the DFT
+// divided by fft_length, as the fixed-point build scales it.
+TEST(SignalRfftInt32, EveryRadixFollowsTheScaledDft) {
+  std::mt19937 random(17);
+  for (int32_t fft_length : {8, 4, 16, 24, 40, 14, 512}) {
+    SCOPED_TRACE(fft_length);
+    const int32_t input_length = fft_length - fft_length / 4;
+    const OneOp m = rfft_model(2, input_length, fft_length, kRfftInt32, DataType::kInt32);
+    std::uniform_int_distribution<int32_t> sample(-(1 << 28), 1 << 28);
+    std::vector<int32_t> in(static_cast<size_t>(2 * input_length));
+    for (int32_t& v : in) v = sample(random);
+    const std::vector<int32_t> out = run_output<int32_t>(m.graph, bytes_of(in));
+    for (int32_t frame = 0; frame < 2; ++frame) {
+      const std::vector<double> samples(in.begin() + frame * input_length, in.begin() + (frame + 1) * input_length);
+      for (int32_t k = 0; k <= fft_length / 2; ++k) {
+        const std::complex<double> expected = dft_bin(samples, fft_length, k) / static_cast<double>(fft_length);
+        const size_t at = static_cast<size_t>(frame * (fft_length + 2) + 2 * k);
+        EXPECT_NEAR(out[at], expected.real(), 8) << "frame " << frame << " bin " << k;
+        EXPECT_NEAR(out[at + 1], expected.imag(), 8) << "frame " << frame << " bin " << k;
+      }
+    }
+  }
+}
+
+TEST(SignalRfftFloat, AnImpulseHasAFlatSpectrum) {
+  // No scaling in float: every bin of a unit impulse is exactly 1.
+  const OneOp m = rfft_model(1, 6, 8, kRfftFloat32, DataType::kFloat32);
+  const std::vector<float> out = run_output<float>(m.graph, bytes_of(std::vector<float>{1, 0, 0, 0, 0, 0}));
+  EXPECT_EQ(out, (std::vector<float>{1, 0, 1, 0, 1, 0, 1, 0, 1, 0}));
+  // A constant frame of 8 ones: DC 8, every other bin 0 up to rounding.
+  const OneOp full = rfft_model(1, 8, 8, kRfftFloat32, DataType::kFloat32);
+  const std::vector<float> dc = run_output<float>(full.graph, bytes_of(std::vector<float>(8, 1.0f)));
+  EXPECT_EQ(dc[0], 8.0f);
+  for (size_t i = 1; i < dc.size(); ++i) EXPECT_NEAR(dc[i], 0.0f, 1e-6f) << i;
+}
+
+TEST(SignalRfftFloat, EveryRadixFollowsTheDft) {
+  std::mt19937 random(23);
+  for (int32_t fft_length : {8, 4, 16, 24, 40, 14, 512}) {
+    SCOPED_TRACE(fft_length);
+    const int32_t input_length = fft_length - fft_length / 4;
+    const OneOp m = rfft_model(2, input_length, fft_length, kRfftFloat32, DataType::kFloat32);
+    std::uniform_real_distribution<float> sample(-1.0f, 1.0f);
+    std::vector<float> in(static_cast<size_t>(2 * input_length));
+    for (float& v : in) v = sample(random);
+    const std::vector<float> out = run_output<float>(m.graph, bytes_of(in));
+    for (int32_t frame = 0; frame < 2; ++frame) {
+      const std::vector<double> samples(in.begin() + frame * input_length, in.begin() + (frame + 1) * input_length);
+      for (int32_t k = 0; k <= fft_length / 2; ++k) {
+        const std::complex<double> expected = dft_bin(samples, fft_length, k);
+        const size_t at = static_cast<size_t>(frame * (fft_length + 2) + 2 * k);
+        EXPECT_NEAR(out[at], expected.real(), 1e-4) << "frame " << frame << " bin " << k;
+        EXPECT_NEAR(out[at + 1], expected.imag(), 1e-4) << "frame " << frame << " bin " << k;
+      }
+    }
+  }
+}
+
+// Inputs of bounded values: floats in [-1, 1], int32 in +-2^28.
+std::vector<uint8_t> rfft_input(const OneOp& m, DataType type, std::mt19937& random) {
+  const size_t count = static_cast<size_t>(m.graph.main().tensors[static_cast<size_t>(m.input)].element_count);
+  if (type == DataType::kFloat32) {
+    std::uniform_real_distribution<float> sample(-1.0f, 1.0f);
+    std::vector<float> values(count);
+    for (float& v : values) v = sample(random);
+    return bytes_of(values);
+  }
+  std::uniform_int_distribution<int32_t> sample(-(1 << 28), 1 << 28);
+  std::vector<int32_t> values(count);
+  for (int32_t& v : values) v = sample(random);
+  return bytes_of(values);
+}
+
+TEST(SignalRfftWide, ReadsEachFrameBeforeWritingIt) {
+  std::mt19937 random(5);
+  for (const auto& [option, type] : {std::pair{kRfftInt32, DataType::kInt32}, std::pair{kRfftFloat32, DataType::kFloat32}}) {
+    SCOPED_TRACE(data_type_name(type));
+    // One frame: the whole output (10 values of 4 bytes) may cover the input.
+    const OneOp one = rfft_model(1, 6, 8, option, type);
+    EXPECT_EQ(test::addresses(one).safe_overlap(), 40);
+    expect_overlap_facts(one, rfft_input(one, type, random), 4);
+    // Two frames: frame 1 (input bytes from 24) is read after frame 0 wrote
+    // output bytes up to 39, so 16 bytes less than the output's 80.
+    const OneOp two = rfft_model(2, 6, 8, option, type);
+    EXPECT_EQ(test::addresses(two).safe_overlap(), 64);
+    expect_overlap_facts(two, rfft_input(two, type, random), 4);
+  }
+}
+
+TEST(SignalRfftWide, OverlapFactsHoldForRandomFrames) {
+  std::mt19937 random(13);
+  for (int trial = 0; trial < 60; ++trial) {
+    const bool is_float = trial % 2 == 1;
+    const DataType type = is_float ? DataType::kFloat32 : DataType::kInt32;
+    const int32_t fft_length = 2 * std::uniform_int_distribution<int32_t>(1, 12)(random);
+    const int32_t input_length = std::uniform_int_distribution<int32_t>(1, fft_length)(random);
+    const int32_t frames = std::uniform_int_distribution<int32_t>(1, 4)(random);
+    SCOPED_TRACE(fmt::format("{} fft_length {} input_length {} frames {}", data_type_name(type), fft_length,
+                             input_length, frames));
+    const OneOp m = rfft_model(frames, input_length, fft_length, is_float ? kRfftFloat32 : kRfftInt32, type);
+    // The closed form of the frame loop: the last frame's input is read
+    // after every earlier output frame was written, so the output may
+    // cover one output frame plus the input frames before the last.
+    const int64_t in_frame = 4 * int64_t{input_length}, out_frame = 4 * int64_t{fft_length + 2};
+    EXPECT_EQ(test::addresses(m).safe_overlap(), out_frame + (frames - 1) * in_frame);
+    expect_overlap_facts(m, rfft_input(m, type, random), 4);
+  }
 }
 
 // ---------------------------------------------------------------- SignalEnergy

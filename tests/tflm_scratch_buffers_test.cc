@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include "dmo/error.h"
 #include "dmo/pipeline/plan_pipeline.h"
 #include "dmo/report/plan_report.h"
@@ -123,6 +125,14 @@ TEST(TflmScratchBuffers, RfftPadsAFrameToTheFftLength) {
   auto rfft = tflm_scratch_buffers(one_op(op, {tensor(DataType::kInt16, {480}), tensor(DataType::kInt16, {514})}, 1), "m");
   ASSERT_EQ(rfft.size(), 1u);
   EXPECT_EQ(rfft[0].bytes, 1024);
+  // RfftPrepare asks for fft_length elements of the type: 4 bytes each in
+  // INT32 and FLOAT32.
+  for (DataType type : {DataType::kInt32, DataType::kFloat32}) {
+    auto wide = tflm_scratch_buffers(one_op(op, {tensor(type, {480}), tensor(type, {514})}, 1), "m");
+    ASSERT_EQ(wide.size(), 1u);
+    EXPECT_EQ(wide[0].bytes, 2048);
+    EXPECT_EQ(wide[0].kernel, fmt::format("SignalRfft {} (rfft.cc)", data_type_name(type)));
+  }
 }
 
 TEST(TflmScratchBuffers, OnSharedModels) {

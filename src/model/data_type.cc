@@ -40,14 +40,15 @@ std::optional<int> element_size(DataType type) {
     case DataType::kUInt16: return 2;
     case DataType::kFloat32:
     case DataType::kInt32:
-    case DataType::kUInt32: return 4;
+    case DataType::kUInt32:
+    // TFLM gives a RESOURCE element the bytes of the int32 resource id.
+    case DataType::kResource: return 4;
     case DataType::kInt64:
     case DataType::kUInt64:
     case DataType::kFloat64:
     case DataType::kComplex64: return 8;
     case DataType::kComplex128: return 16;
     case DataType::kString:
-    case DataType::kResource:
     case DataType::kVariant: return std::nullopt;
   }
   return std::nullopt;

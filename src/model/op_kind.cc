@@ -7,7 +7,7 @@ namespace dmo {
 
 namespace {
 // Index = builtin code.
-constexpr std::array<std::string_view, 130> kNames = {
+constexpr std::array<std::string_view, 145> kNames = {
     "ADD", "AVERAGE_POOL_2D", "CONCATENATION", "CONV_2D", "DEPTHWISE_CONV_2D",
     "DEPTH_TO_SPACE", "DEQUANTIZE", "EMBEDDING_LOOKUP", "FLOOR", "FULLY_CONNECTED",
     "HASHTABLE_LOOKUP", "L2_NORMALIZATION", "L2_POOL_2D", "LOCAL_RESPONSE_NORMALIZATION",
@@ -31,7 +31,9 @@ constexpr std::array<std::string_view, 130> kNames = {
     "MATRIX_SET_DIAG", "ROUND", "HARD_SWISH", "IF", "WHILE",
     "NON_MAX_SUPPRESSION_V4", "NON_MAX_SUPPRESSION_V5", "SCATTER_ND", "SELECT_V2",
     "DENSIFY", "SEGMENT_SUM", "BATCH_MATMUL", "PLACEHOLDER_FOR_GREATER_OP_CODES",
-    "CUMSUM", "CALL_ONCE"};
+    "CUMSUM", "CALL_ONCE", "BROADCAST_TO", "RFFT2D", "CONV_3D", "IMAG", "REAL",
+    "COMPLEX_ABS", "HASHTABLE", "HASHTABLE_FIND", "HASHTABLE_IMPORT", "HASHTABLE_SIZE",
+    "REDUCE_ALL", "CONV_3D_TRANSPOSE", "VAR_HANDLE", "READ_VARIABLE", "ASSIGN_VARIABLE"};
 }  // namespace
 
 std::string builtin_op_name(int32_t builtin_code) {

@@ -31,6 +31,16 @@ inline void require_operand_counts(const OpContext& ctx, size_t inputs, size_t o
               fmt::format("expected {} output(s), got {}", outputs, ctx.outputs.size()));
 }
 
+// Fails unless the op has two inputs and one output and both inputs have one
+// type; returns that type (the binary ops compute in it).
+inline DataType require_two_inputs_of_one_type(const OpContext& ctx) {
+  require_operand_counts(ctx, 2, 1);
+  const DataType type = ctx.input(0).type();
+  ctx.require(ctx.input(1).type() == type, fmt::format("input 1 type {} differs from input 0 type {}",
+                                                       data_type_name(ctx.input(1).type()), data_type_name(type)));
+  return type;
+}
+
 [[noreturn]] inline void fail_unsupported_type(const OpContext& ctx, std::string_view what, DataType type,
                                                std::string_view supported) {
   ctx.fail(fmt::format("{} type {} is not supported; supported: {}", what, data_type_name(type), supported));

@@ -142,6 +142,10 @@ PreparedKernel prepare_kernel(const OpContext& ctx) {
     case OpKind::kResizeBilinear: return prepare_resize_bilinear(ctx);
     case OpKind::kResizeNearestNeighbor: return prepare_resize_nearest_neighbor(ctx);
     case OpKind::kTransposeConv: return prepare_transpose_conv(ctx);
+    // Resource variables.
+    case OpKind::kVarHandle: return prepare_var_handle(ctx);
+    case OpKind::kReadVariable: return prepare_read_variable(ctx);
+    case OpKind::kAssignVariable: return prepare_assign_variable(ctx);
     default: break;
   }
   ctx.fail(fmt::format("dmo has no kernel for this op (builtin code {})", ctx.op->builtin_code));

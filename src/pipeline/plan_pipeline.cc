@@ -135,7 +135,11 @@ PlanResult plan_model(const Graph& graph, const PlanOptions& options) {
 }
 
 TensorPlacement dmo_placement(const Graph& graph, const PlanResult& result) {
-  return placement_from_plan(graph.main(), result.problem, result.dmo);
+  TensorPlacement placement = placement_from_plan(graph.main(), result.problem, result.dmo);
+  // A plan of every subgraph: one offset per tensor of the model, also when
+  // its last tensors (constants, say) are not planned.
+  if (placement.offsets.size() > graph.main().tensors.size()) placement.offsets.resize(graph.total_tensor_count(), -1);
+  return placement;
 }
 
 }  // namespace dmo

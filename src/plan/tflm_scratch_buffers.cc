@@ -180,7 +180,7 @@ std::vector<ScratchBuffer> tflm_scratch_buffers(const Subgraph& subgraph, int32_
     }
   } else if (node.is(OpKind::kCustom) && node.custom_code == "SignalRfft") {
     // RfftPrepare (signal/micro/kernels/rfft.cc): fft_length elements of the
-    // input type to zero-pad each frame into. The output holds
+    // input type (INT16, INT32 or FLOAT32) to zero-pad each frame into. The output holds
     // fft_length / 2 + 1 complex values, so fft_length = its last dimension - 2.
     const Tensor& input = o.input(0);
     const Tensor& output = o.output(0);

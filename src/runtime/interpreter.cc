@@ -98,6 +98,7 @@ Interpreter::Interpreter(const Graph& graph, TensorPlacement placement, Schedule
   persistent_.assign(static_cast<size_t>(persistent), 0);
   place_outside_arena();
   reset_variables();
+  resources_ = std::make_unique<ResourceVariables>(graph, timeline_);
   // The tensors the copies of a call write and read, per subgraph.
   subgraph_inputs_.resize(graph.subgraphs.size());
   subgraph_outputs_.resize(graph.subgraphs.size());
@@ -245,6 +246,7 @@ OpContext Interpreter::context(int32_t op_index) const {
   ctx.op = &sg.ops[static_cast<size_t>(op_index - timeline_.first_op[static_cast<size_t>(s)])];
   ctx.op_index = op_index;
   ctx.family = schedule_.kernels;
+  ctx.resources = resources_.get();
   auto ref = [&](int32_t local, bool is_output) {
     TensorRef r;
     if (local == kNoTensor) return r;

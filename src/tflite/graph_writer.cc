@@ -207,6 +207,9 @@ class GraphWriter {
           vectors[at] = b_.CreateVector(p.*field.member).Union();
           only_absent_vectors = false;
         }
+      } else if constexpr (kIsStringField<std::decay_t<decltype(field)>>) {
+        vectors[at] = b_.CreateString(p.*field.member).Union();
+        only_absent_vectors = false;
       } else {
         only_absent_vectors = false;
       }
@@ -217,7 +220,7 @@ class GraphWriter {
     const auto start = b_.StartTable();
     for (size_t size : {size_t{8}, size_t{4}, size_t{2}, size_t{1}}) {
       for_each_param_field_reversed<P>([&](const auto& field, size_t index) {
-        if constexpr (kIsVectorField<std::decay_t<decltype(field)>>) {
+        if constexpr (kIsVectorField<std::decay_t<decltype(field)>> || kIsStringField<std::decay_t<decltype(field)>>) {
           if (size == sizeof(flatbuffers::uoffset_t) && !vectors[index].IsNull()) {
             b_.AddOffset(vtable_offset(field.id), vectors[index]);
           }

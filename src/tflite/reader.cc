@@ -172,8 +172,7 @@ class Importer {
     } else {
       // No fixed element size: TFLM cannot plan it; keep it visible with size 0
       // only when it holds nothing, otherwise refuse.
-      if (*count != 0 && type != static_cast<int>(DataType::kResource) &&
-          type != static_cast<int>(DataType::kVariant)) {
+      if (*count != 0 && type != static_cast<int>(DataType::kVariant)) {
         fail(fmt::format("{} is a non-constant {} tensor, whose size is not fixed", who,
                          data_type_name(tensor.type)));
       }
@@ -275,6 +274,13 @@ class Importer {
     if (!values) return;
     (p.*field.member).assign(values->begin(), values->end());
     if (field.given) p.*field.given = true;
+  }
+
+  template <class P>
+  void import_field(const flatbuffers::Table& table, const StringField<P>& field, P& p, const std::string&) const {
+    if (const auto* text = table.GetPointer<const flatbuffers::String*>(vtable_offset(field.id))) {
+      p.*field.member = text->str();
+    }
   }
 
   // Options of a type dmo knows must belong to the op that carries them.

@@ -99,6 +99,8 @@ void write_params(Writer& w, const OpParams& params) {
           if constexpr (kIsVectorField<std::decay_t<decltype(field)>>) {
             w.vector(p.*field.member);
             if (field.given) w.boolean(p.*field.given);
+          } else if constexpr (kIsStringField<std::decay_t<decltype(field)>>) {
+            w.string(p.*field.member);
           } else if constexpr (std::is_same_v<std::decay_t<decltype(p.*field.member)>, bool>) {
             w.boolean(p.*field.member);
           } else {
@@ -123,6 +125,8 @@ OpParams read_params_alternative(Reader& r, size_t tag) {
       if constexpr (kIsVectorField<std::decay_t<decltype(field)>>) {
         p.*field.member = r.vector<int32_t>();
         if (field.given) p.*field.given = r.boolean();
+      } else if constexpr (kIsStringField<std::decay_t<decltype(field)>>) {
+        p.*field.member = r.string();
       } else if constexpr (std::is_same_v<Member, bool>) {
         p.*field.member = r.boolean();
       } else {

@@ -32,8 +32,9 @@ enum class DataType : int8_t {
 // Name as the TFLite enum spells it ("FLOAT32", "INT8", ...).
 std::string_view data_type_name(DataType type);
 
-// Bytes per element as TFLM stores it; nullopt for types with no fixed
-// element size (STRING, RESOURCE, VARIANT) or values outside the enum.
+// Bytes per element as TFLM stores it (RESOURCE: its int32 resource id);
+// nullopt for types with no fixed element size (STRING, VARIANT) or values
+// outside the enum.
 std::optional<int> element_size(DataType type);
 
 bool is_known_data_type(int value);

@@ -85,6 +85,10 @@ enum class OpKind : int32_t {
   kTransposeConv = 67,
   kResizeNearestNeighbor = 97,
   kBatchMatMul = 126,
+  // Resource variables: a handle by name, its value read and assigned.
+  kVarHandle = 142,
+  kReadVariable = 143,
+  kAssignVariable = 144,
 };
 
 // The TFLite name of a builtin code ("CONV_2D"); "BUILTIN_<n>" when unknown.

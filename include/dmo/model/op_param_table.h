@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <tuple>
 #include <type_traits>
@@ -69,6 +70,19 @@ template <class Field>
 inline constexpr bool kIsVectorField = false;
 template <class P>
 inline constexpr bool kIsVectorField<IntVectorField<P>> = true;
+
+// A string field; absent in a file, it reads as empty.
+template <class P>
+struct StringField {
+  std::string_view name;
+  uint16_t id;
+  std::string P::*member;
+};
+
+template <class Field>
+inline constexpr bool kIsStringField = false;
+template <class P>
+inline constexpr bool kIsStringField<StringField<P>> = true;
 
 constexpr uint16_t vtable_offset(uint16_t id) { return static_cast<uint16_t>(4 + 2 * id); }
 
@@ -271,6 +285,13 @@ template <>
 inline constexpr auto kParamFields<TransposeConvParams> =
     std::tuple_cat(padding_and_strides<TransposeConvParams>(), std::tuple{activation_at<TransposeConvParams>(3)});
 
+// Resource variables.
+template <>
+inline constexpr auto kParamFields<VarHandleParams> = std::tuple{
+    StringField<VarHandleParams>{"container", 0, &VarHandleParams::container},
+    StringField<VarHandleParams>{"shared_name", 1, &VarHandleParams::shared_name},
+};
+
 // Calls f(field) for each field of P, in schema order.
 template <class P, class F>
 constexpr void for_each_param_field(F&& f) {
@@ -324,6 +345,11 @@ inline constexpr auto kOpOptions = std::tuple{
     OpOptions<ResizeBilinearParams>{OpKind::kResizeBilinear, 15, "ResizeBilinearOptions", false},
     OpOptions<ResizeNearestNeighborParams>{OpKind::kResizeNearestNeighbor, 74, "ResizeNearestNeighborOptions", false},
     OpOptions<TransposeConvParams>{OpKind::kTransposeConv, 49, "TransposeConvOptions", true},
+    // Resource variables: without its options a handle names no variable;
+    // the options of READ_VARIABLE and ASSIGN_VARIABLE are empty tables.
+    OpOptions<VarHandleParams>{OpKind::kVarHandle, 111, "VarHandleOptions", true},
+    OpOptions<NoParams>{OpKind::kReadVariable, 112, "ReadVariableOptions", false},
+    OpOptions<NoParams>{OpKind::kAssignVariable, 113, "AssignVariableOptions", false},
 };
 
 // Calls f(entry) with the options entry of `builtin_code`; false when dmo

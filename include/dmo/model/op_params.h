@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <variant>
 #include <vector>
 
@@ -160,6 +161,13 @@ struct TransposeConvParams {
   Activation activation = Activation::kNone;
 };
 
+// VAR_HANDLE: the resource variable its handle names. TFLM keys resource
+// variables by both strings; an absent string reads as empty.
+struct VarHandleParams {
+  std::string container;
+  std::string shared_name;
+};
+
 // No parameters (activations, PAD, QUANTIZE, ...) or an opaque op.
 struct NoParams {};
 
@@ -169,6 +177,7 @@ using OpParams = std::variant<NoParams, Conv2DParams, DepthwiseConv2DParams, Poo
                               ReducerParams, StridedSliceParams, SplitParams, SvdfParams,
                               GatherParams, LeakyReluParams, UnidirectionalSequenceLstmParams, WhileParams,
                               IfParams, CallOnceParams, PackParams, UnpackParams, BatchMatMulParams,
-                              ResizeBilinearParams, ResizeNearestNeighborParams, TransposeConvParams>;
+                              ResizeBilinearParams, ResizeNearestNeighborParams, TransposeConvParams,
+                              VarHandleParams>;
 
 }  // namespace dmo

@@ -110,6 +110,12 @@ PreparedKernel prepare_resize_bilinear(const OpContext& ctx);
 PreparedKernel prepare_resize_nearest_neighbor(const OpContext& ctx);
 PreparedKernel prepare_transpose_conv(const OpContext& ctx);
 
+// Resource variables (ops/resource_variables.h): the handle's id is read
+// first, then one block copy between the variable and the value.
+PreparedKernel prepare_var_handle(const OpContext& ctx);
+PreparedKernel prepare_read_variable(const OpContext& ctx);
+PreparedKernel prepare_assign_variable(const OpContext& ctx);
+
 // Dispatch on the op kind (builtin ops) or the custom code (CUSTOM ops):
 // the op's prepared kernel. Unsupported ops and types fail naming the op
 // and its kind; a custom op that runs on an accelerator is refused as such.

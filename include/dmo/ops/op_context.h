@@ -11,6 +11,8 @@
 
 namespace dmo {
 
+class ResourceVariables;
+
 struct OpContext {
   const Subgraph* subgraph = nullptr;
   const Op* op = nullptr;
@@ -22,6 +24,9 @@ struct OpContext {
   bool descending = false;
   // Whose loop order to follow (ops/kernel_family.h).
   KernelFamily family = KernelFamily::kTflmReference;
+  // The model's resource variables (ops/resource_variables.h); null where
+  // none are kept (a kernel prepared outside an interpreter).
+  ResourceVariables* resources = nullptr;
 
   const TensorRef& input(size_t i) const { return inputs.at(i); }
   const TensorRef& output(size_t i) const { return outputs.at(i); }

@@ -1,7 +1,8 @@
 // Runs an execution schedule (schedule/schedule.h) of subgraph 0 inside one
 // byte arena laid out by a placement: every planned tensor at its offset
 // (or, for a view, inside its base tensor), constants in place, variables in
-// persistent storage. Each op is prepared once; each step evaluates it.
+// persistent storage, resource variables beside them (ops/resource_variables.h).
+// Each op is prepared once; each step evaluates it.
 //
 // Ops that call subgraphs (WHILE, IF, CALL_ONCE: ops/control_flow.h) run
 // the called subgraphs' ops here, through the same memory policy, with the
@@ -17,6 +18,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <vector>
@@ -27,6 +29,7 @@
 #include "dmo/ops/memory_policy.h"
 #include "dmo/ops/op_context.h"
 #include "dmo/ops/prepared_kernel.h"
+#include "dmo/ops/resource_variables.h"
 #include "dmo/runtime/tensor_placement.h"
 #include "dmo/schedule/schedule.h"
 
@@ -111,6 +114,9 @@ class Interpreter {
   mutable std::vector<uint8_t> arena_;       // the planned tensors
   mutable std::vector<uint8_t> persistent_;  // variable tensors
   std::vector<int64_t> persistent_offsets_;
+  // Resource variables (VAR_HANDLE, READ_VARIABLE, ASSIGN_VARIABLE): like
+  // the variable tensors outside the arena, kept from one run to the next.
+  std::unique_ptr<ResourceVariables> resources_;
   // Tensors of subgraphs the placement leaves out: bytes of their own.
   mutable std::vector<uint8_t> outside_;
   std::vector<int64_t> outside_offsets_;

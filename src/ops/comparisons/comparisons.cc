@@ -115,10 +115,7 @@ PreparedKernel rescaled_comparison(const OpContext& ctx) {
 
 template <Relation R>
 PreparedKernel prepare_comparison(const OpContext& ctx) {
-  require_operand_counts(ctx, 2, 1);
-  const DataType type = ctx.input(0).type();
-  ctx.require(ctx.input(1).type() == type, fmt::format("input 1 type {} differs from input 0 type {}",
-                                                       data_type_name(ctx.input(1).type()), data_type_name(type)));
+  const DataType type = require_two_inputs_of_one_type(ctx);
   ctx.require(ctx.output(0).type() == DataType::kBool,
               fmt::format("output type {} is not supported; the output must be BOOL",
                           data_type_name(ctx.output(0).type())));

@@ -96,10 +96,7 @@ DivRequantization div_requantization(const OpContext& ctx) {
 }  // namespace
 
 PreparedKernel prepare_div(const OpContext& ctx) {
-  require_operand_counts(ctx, 2, 1);
-  const DataType type = ctx.input(0).type();
-  ctx.require(ctx.input(1).type() == type, fmt::format("input 1 type {} differs from input 0 type {}",
-                                                       data_type_name(ctx.input(1).type()), data_type_name(type)));
+  const DataType type = require_two_inputs_of_one_type(ctx);
   require_output_type_matches_input(ctx);
   const Activation activation = elementwise_activation(ctx);
   switch (type) {

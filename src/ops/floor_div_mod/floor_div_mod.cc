@@ -45,10 +45,7 @@ struct FloorDivKernel {
 };
 
 void require_float_binary(const OpContext& ctx) {
-  require_operand_counts(ctx, 2, 1);
-  const DataType type = ctx.input(0).type();
-  ctx.require(ctx.input(1).type() == type, fmt::format("input 1 type {} differs from input 0 type {}",
-                                                       data_type_name(ctx.input(1).type()), data_type_name(type)));
+  const DataType type = require_two_inputs_of_one_type(ctx);
   require_output_type_matches_input(ctx);
   if (type != DataType::kFloat32) fail_unsupported_type(ctx, "input", type, "FLOAT32");
   if (ctx.input(0).shape() != ctx.input(1).shape()) {

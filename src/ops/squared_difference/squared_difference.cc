@@ -75,10 +75,7 @@ PreparedKernel prepare_quantized(const OpContext& ctx, int left_shift) {
 }  // namespace
 
 PreparedKernel prepare_squared_difference(const OpContext& ctx) {
-  require_operand_counts(ctx, 2, 1);
-  const DataType type = ctx.input(0).type();
-  ctx.require(ctx.input(1).type() == type, fmt::format("input 1 type {} differs from input 0 type {}",
-                                                       data_type_name(ctx.input(1).type()), data_type_name(type)));
+  const DataType type = require_two_inputs_of_one_type(ctx);
   require_output_type_matches_input(ctx);
   if (ctx.input(0).shape() != ctx.input(1).shape()) {
     const size_t rank = std::max({ctx.input(0).rank(), ctx.input(1).rank(), ctx.output(0).rank()});
