@@ -38,6 +38,15 @@ namespace {
 namespace fs = std::filesystem;
 using test::run_dmo;
 
+// What `dmo export` plans by default: TFLM's ascending walks, safe for every
+// kernel family.
+PlanResult export_report(const Graph& graph) {
+  PlanOptions options;
+  options.allow_descending = false;
+  options.families = {kKernelFamilies.begin(), kKernelFamilies.end()};
+  return plan_model(graph, options);
+}
+
 // A fresh directory per test, removed afterwards.
 class ScratchDir {
  public:
@@ -153,9 +162,7 @@ ExportCheck export_and_check(const std::string& model, const std::string& out) {
   Graph after = read_tflite_bytes(exported, out);
   EXPECT_EQ(test::graph_difference(before, after), "");
   // TFLM runs its kernels ascending: the export plans for that walk only.
-  PlanOptions ascending_only;
-  ascending_only.allow_descending = false;
-  PlanResult report = plan_model(before, ascending_only);
+  PlanResult report = export_report(before);
   EXPECT_TRUE(report.dmo.descending_ops.empty());
   EXPECT_TRUE(after.offline_plan.has_value());
   if (!after.offline_plan) return check;
@@ -299,7 +306,7 @@ TEST(ExportShared, PrintsArenaBytes) {
   auto r = run_dmo({"export", shared + "/models/tiny_vww_96_int8.tflite", "-o", dir.file("vww.tflite")});
   ASSERT_EQ(r.exit_status, 0) << r.err;
   Graph graph = read_tflite_file(shared + "/models/tiny_vww_96_int8.tflite");
-  PlanResult report = plan_model(graph);
+  PlanResult report = export_report(graph);
   EXPECT_NE(r.out.find(fmt::format("with this plan: {} bytes", report.dmo.arena_size)), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("without it: 73728 bytes"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("dmo's plan: TFLM needs"), std::string::npos) << r.out;
@@ -375,7 +382,7 @@ TEST(ExportCli, CHeaderHoldsThePlanWords) {
     text.assign(bytes.begin(), bytes.end());
   }
   Graph graph = read_tflite_file(dir.file("m.tflite"));
-  PlanResult report = plan_model(graph);
+  PlanResult report = export_report(graph);
   EXPECT_NE(text.find("static const int32_t mobilenet_v1_0_25_128_int8_offline_plan[MOBILENET_V1_0_25_128_INT8_"
                       "OFFLINE_PLAN_WORDS] = {"),
             std::string::npos)

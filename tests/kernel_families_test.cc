@@ -7,7 +7,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -176,6 +179,49 @@ std::string case_name(const ::testing::TestParamInfo<test::GoldenCase>& info) {
 
 INSTANTIATE_TEST_SUITE_P(Tflm, CmsisGolden, ::testing::ValuesIn(seed_one_cases()), case_name);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(CmsisGolden);
+
+// The README's arena table per family on the MLPerf Tiny models is what the
+// planner computes.
+TEST(KernelFamilies, ReadmeTableOfArenasPerFamily) {
+  DMO_REQUIRE_SHARED(shared);
+  std::ifstream readme(std::string(DMO_SOURCE_DIR) + "/README.md");
+  std::string line;
+  bool in_table = false;
+  int rows = 0;
+  while (std::getline(readme, line)) {
+    if (line.starts_with("| model | TFLM greedy (reference) |")) in_table = true;
+    if (!in_table) continue;
+    if (!line.starts_with("| tiny_")) {
+      if (rows > 0) break;
+      continue;
+    }
+    std::vector<std::string> cells;
+    std::stringstream row(line.substr(1));
+    for (std::string cell; std::getline(row, cell, '|');) {
+      cell.erase(std::remove(cell.begin(), cell.end(), ' '), cell.end());
+      cell.erase(std::remove(cell.begin(), cell.end(), ','), cell.end());
+      cells.push_back(cell);
+    }
+    ASSERT_EQ(cells.size(), 7u) << line;
+    const Graph graph = read_tflite_file(shared + "/models/" + cells[0] + ".tflite");
+    auto plan = [&](std::vector<KernelFamily> families) {
+      PlanOptions options;
+      options.allow_descending = false;
+      options.families = std::move(families);
+      return plan_model(graph, options);
+    };
+    const PlanResult reference = plan({KernelFamily::kTflmReference});
+    const PlanResult all = plan({kKernelFamilies.begin(), kKernelFamilies.end()});
+    EXPECT_EQ(cells[1], std::to_string(reference.tflm_greedy.arena_size)) << line;
+    EXPECT_EQ(cells[2], std::to_string(reference.dmo.arena_size)) << line;
+    EXPECT_EQ(cells[3], std::to_string(plan({KernelFamily::kCmsisNn}).dmo.arena_size)) << line;
+    EXPECT_EQ(cells[4], std::to_string(plan({KernelFamily::kCmsisNnDsp}).dmo.arena_size)) << line;
+    EXPECT_EQ(cells[5], std::to_string(all.dmo.arena_size)) << line;
+    EXPECT_EQ(cells[6], std::to_string(all.tflm_greedy.arena_size)) << line;
+    ++rows;
+  }
+  EXPECT_EQ(rows, 4) << "README.md: the table of arenas per kernel family";
+}
 
 TEST(KernelFamiliesCli, AnUnknownFamilyIsOneLineListingTheFamilies) {
   for (const char* command : {"plan", "verify", "export", "overlap"}) {

@@ -15,37 +15,10 @@
 #include "dmo/ops/activation_range.h"
 #include "dmo/ops/fixed_point.h"
 #include "dmo/ops/kernels.h"
+#include "../mul/mul_requantization.h"
 #include "elementwise_words.h"
 
 namespace dmo {
-namespace {
-
-struct CmsisMulRequantization {
-  int32_t input1_offset = 0, input2_offset = 0, output_offset = 0;
-  QuantizedMultiplier multiplier;
-  QuantizedRange range{0, 0};
-
-  int32_t multiply(int32_t a, int32_t b) const {
-    const int32_t product = (input1_offset + a) * (input2_offset + b);
-    return clamp_to(output_offset + multiply_by_quantized_multiplier(product, multiplier), range.min, range.max);
-  }
-};
-
-CmsisMulRequantization cmsis_mul_requantization(const OpContext& ctx) {
-  const AffineQuantization in1 = affine_quantization(ctx, ctx.input(0), "input 0");
-  const AffineQuantization in2 = affine_quantization(ctx, ctx.input(1), "input 1");
-  const AffineQuantization out = affine_quantization(ctx, ctx.output(0), "output");
-  CmsisMulRequantization r;
-  r.input1_offset = -in1.zero_point;
-  r.input2_offset = -in2.zero_point;
-  r.output_offset = out.zero_point;
-  r.multiplier = quantize_multiplier(static_cast<double>(in1.scale) * static_cast<double>(in2.scale) /
-                                     static_cast<double>(out.scale));
-  r.range = quantized_activation_range(elementwise_activation(ctx), *ctx.output(0).tensor);
-  return r;
-}
-
-}  // namespace
 
 std::optional<PreparedKernel> prepare_cmsis_nn_mul(const OpContext& ctx) {
   // The reference prepare makes TFLM's checks; its kernel is not used.
@@ -53,7 +26,7 @@ std::optional<PreparedKernel> prepare_cmsis_nn_mul(const OpContext& ctx) {
   const DataType type = ctx.input(0).type();
   if ((type != DataType::kInt8 && type != DataType::kInt16) || inputs_broadcast(ctx)) return std::nullopt;
   const bool dsp = ctx.family == KernelFamily::kCmsisNnDsp;
-  const CmsisMulRequantization q = cmsis_mul_requantization(ctx);
+  const MulRequantization q = mul_requantization(ctx);
   if (type == DataType::kInt8) {
     return cmsis_elementwise_kernel<int8_t>(ctx, dsp ? 4 : 1,
                                             dsp ? "arm_elementwise_mul_s8 (DSP)" : "arm_elementwise_mul_s8 (portable C)",
