@@ -17,11 +17,13 @@
 #include <unistd.h>
 
 #include "dmo/error.h"
+#include "dmo/overlap/safe_overlaps.h"
 #include "dmo/pipeline/plan_pipeline.h"
 #include "dmo/pipeline/verified_plan.h"
 #include "dmo/runtime/input_pattern.h"
 #include "dmo/runtime/interpreter.h"
 #include "dmo/tflite/reader.h"
+#include "dmo/zoo/graph_builder.h"
 #include "dmo/zoo/zoo.h"
 #include "test_support.h"
 
@@ -87,6 +89,33 @@ TEST(KernelFamilies, PlansForCmsisFamiliesWalkAscendingAndNameTheirKernels) {
     if (o.pair.input_dies && o.algorithmic) {
       EXPECT_LE(o.used_bytes, *o.algorithmic) << "op " << o.pair.op;
     }
+  }
+}
+
+// An op the glue runs on a CMSIS-NN function dmo does not mirror (here
+// int8 TRANSPOSE, arm_transpose_s8) gets no overlap under a cmsis family,
+// whatever the reference kernel's order allows.
+TEST(KernelFamilies, OpsOnUnmirroredCmsisNnFunctionsGetNoOverlap) {
+  GraphBuilder b("kernel_families_test");
+  const int32_t input = b.add_tensor("input", DataType::kInt8, {2, 2, 3});
+  const int32_t perm = b.add_constant_values<int32_t>("perm", DataType::kInt32, {3}, {0, 2, 1});
+  const int32_t output = b.add_tensor("output", DataType::kInt8, {2, 3, 2});
+  b.add_op(OpKind::kTranspose, {input, perm}, {output});
+  b.set_inputs({input});
+  b.set_outputs({output});
+  const Graph graph = b.finish();
+  SafeOverlapOptions options;
+  options.alignment = 1;
+  const std::vector<OpOverlap> reference = compute_safe_overlaps(graph, options);
+  ASSERT_EQ(reference.size(), 1u);
+  EXPECT_EQ(reference[0].used_bytes, 10);  // the leading axis kept: 10 of 12 bytes
+  for (KernelFamily family : kCmsisFamilies) {
+    options.families = {KernelFamily::kTflmReference, family};
+    const std::vector<OpOverlap> with_family = compute_safe_overlaps(graph, options);
+    ASSERT_EQ(with_family[0].by_family.size(), 1u);
+    EXPECT_EQ(with_family[0].by_family[0].implementation, "arm_transpose_s8 / _s16 (order not mirrored by dmo)");
+    EXPECT_EQ(with_family[0].by_family[0].algorithmic, 0);
+    EXPECT_EQ(with_family[0].used_bytes, 0);
   }
 }
 

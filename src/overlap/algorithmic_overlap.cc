@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "dmo/error.h"
+#include "dmo/ops/cmsis_nn_coverage.h"
 #include "dmo/ops/kernels.h"
 #include "dmo/runtime/interpreter.h"
 
@@ -30,20 +31,31 @@ std::vector<AlgorithmicOverlap> algorithmic_overlaps(const Graph& graph, const s
       if (pair.input == kNoTensor || pair.output == kNoTensor) {
         row.unavailable = "no activation input";
       } else {
-        if (is_cmsis_nn(family)) {
+        // A cmsis family analyses only the ops its glue runs on CMSIS-NN.
+        bool analyse = !is_cmsis_nn(family);
+        if (!analyse) {
           try {
             row.implementation = prepare_kernel(interpreter.context(pair.op)).implementation;
           } catch (const Error&) {
             // No kernel of this family for the op (nor, mostly, of TFLM's):
             // the reference value, or its closed form, stands for it.
           }
-        }
-        try {
-          if (!is_cmsis_nn(family) || !row.implementation.empty()) {
-            row.bytes = algorithmic_safe_overlap(interpreter, pair.op, pair.input, pair.output, descending);
+          analyse = !row.implementation.empty();
+          const OpContext ctx = interpreter.context(pair.op);
+          std::optional<std::string> unmirrored;
+          if (!analyse) unmirrored = unmirrored_cmsis_nn_function(*ctx.subgraph, *ctx.op);
+          if (unmirrored) {
+            // CMSIS-NN runs it in an order dmo does not know: no overlap.
+            row.implementation = *unmirrored + " (order not mirrored by dmo)";
+            row.bytes = 0;
           }
-        } catch (const Error& e) {
-          row.unavailable = e.what();
+        }
+        if (analyse) {
+          try {
+            row.bytes = algorithmic_safe_overlap(interpreter, pair.op, pair.input, pair.output, descending);
+          } catch (const Error& e) {
+            row.unavailable = e.what();
+          }
         }
       }
       if (one_done) {
