@@ -30,6 +30,7 @@
 
 #include "../conv2d/conv_operand_types.h"
 #include "../conv2d/conv_quantization.h"
+#include "../depthwise_conv2d/depthwise_geometry.h"
 #include "cmsis_nn_kernels.h"
 #include "depthwise_s16_kernel.h"
 #include "depthwise_s8_kernels.h"
@@ -41,52 +42,31 @@ namespace {
 
 using cmsis_nn::DepthwiseShape;
 
-// The shapes' checks of dmo's reference prepare, with its messages: it
-// checks int8 and float ops before this runs, int16 ones only here.
+// The reference prepare's shape checks and messages (it runs them for int8
+// and float ops before this; int16 ones meet them only here), in the
+// CMSIS-NN kernels' terms.
 DepthwiseShape depthwise_shape(const OpContext& ctx, const DepthwiseConv2DParams& params) {
-  const TensorRef& input = ctx.input(0);
-  const TensorRef& filter = ctx.input(1);
-  const TensorRef& output = ctx.output(0);
-  ctx.require(input.rank() == 4, fmt::format("input must be 4-D (NHWC), is {}", shape_to_string(input.shape())));
-  ctx.require(filter.rank() == 4,
-              fmt::format("filter must be 4-D (1, H, W, channels), is {}", shape_to_string(filter.shape())));
-  ctx.require(output.rank() == 4, fmt::format("output must be 4-D (NHWC), is {}", shape_to_string(output.shape())));
-  ctx.require(params.stride_h >= 1 && params.stride_w >= 1, "strides must be at least 1");
-  ctx.require(params.dilation_h >= 1 && params.dilation_w >= 1, "dilations must be at least 1");
-  ctx.require(output.dim(0) == input.dim(0), "input and output batch sizes differ");
-  ctx.require(filter.dim(0) == 1, fmt::format("filter dimension 0 must be 1, is {}", filter.dim(0)));
-  ctx.require(filter.dim(3) == output.dim(3),
-              fmt::format("filter has {} channels, output has {}", filter.dim(3), output.dim(3)));
-  const int32_t multiplier =
-      params.depth_multiplier == 0 && input.dim(3) > 0 ? output.dim(3) / input.dim(3) : params.depth_multiplier;
-  ctx.require(multiplier >= 0 && int64_t{input.dim(3)} * multiplier == output.dim(3),
-              fmt::format("{} output channels are not {} input channels times depth multiplier {}", output.dim(3),
-                          input.dim(3), params.depth_multiplier));
-  if (ctx.has_input(2)) {
-    ctx.require(ctx.input(2).elements() == output.dim(3),
-                fmt::format("bias has {} elements for {} output channels", ctx.input(2).elements(), output.dim(3)));
-  }
+  const DepthwiseGeometry g = depthwise_geometry(ctx, params);
   DepthwiseShape s;
-  s.batches = input.dim(0);
-  s.input_height = input.dim(1);
-  s.input_width = input.dim(2);
-  s.input_channels = input.dim(3);
-  s.filter_height = filter.dim(1);
-  s.filter_width = filter.dim(2);
-  s.output_height = output.dim(1);
-  s.output_width = output.dim(2);
-  s.output_channels = output.dim(3);
+  s.batches = g.batches;
+  s.input_height = g.input_height;
+  s.input_width = g.input_width;
+  s.input_channels = g.input_depth;
+  s.filter_height = g.filter_height;
+  s.filter_width = g.filter_width;
+  s.output_height = g.output_height;
+  s.output_width = g.output_width;
+  s.output_channels = g.output_depth;
   // The glue passes the option's multiplier; a converter's 0 would send
   // CMSIS-NN into an endless loop, so it follows from the shapes, as in
   // dmo's reference kernel.
-  s.channel_multiplier = s.input_channels > 0 ? s.output_channels / s.input_channels : params.depth_multiplier;
-  s.stride_height = params.stride_h;
-  s.stride_width = params.stride_w;
-  s.dilation_height = params.dilation_h;
-  s.dilation_width = params.dilation_w;
-  s.pad_height =
-      window_padding_before(s.input_height, s.filter_height, s.stride_height, s.dilation_height, s.output_height);
-  s.pad_width = window_padding_before(s.input_width, s.filter_width, s.stride_width, s.dilation_width, s.output_width);
+  s.channel_multiplier = g.depth_multiplier;
+  s.stride_height = g.stride_height;
+  s.stride_width = g.stride_width;
+  s.dilation_height = g.dilation_height;
+  s.dilation_width = g.dilation_width;
+  s.pad_height = g.pad_height;
+  s.pad_width = g.pad_width;
   return s;
 }
 

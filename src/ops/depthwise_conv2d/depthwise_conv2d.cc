@@ -11,23 +11,12 @@
 #include "../conv2d/conv_like_kernel.h"
 #include "../conv2d/conv_operand_types.h"
 #include "../conv2d/conv_quantization.h"
+#include "depthwise_geometry.h"
 #include "dmo/ops/kernels.h"
 #include "dmo/ops/padding.h"
 #include "dmo/ops/walk_order.h"
 
 namespace dmo {
-namespace {
-
-struct DepthwiseGeometry {
-  int32_t batches = 0;
-  int32_t input_height = 0, input_width = 0, input_depth = 0;
-  int32_t filter_height = 0, filter_width = 0;
-  int32_t output_height = 0, output_width = 0, output_depth = 0;
-  int32_t depth_multiplier = 1;
-  int32_t stride_height = 1, stride_width = 1;
-  int32_t dilation_height = 1, dilation_width = 1;
-  int32_t pad_height = 0, pad_width = 0;
-};
 
 DepthwiseGeometry depthwise_geometry(const OpContext& ctx, const DepthwiseConv2DParams& params) {
   const TensorRef& input = ctx.input(0);
@@ -75,6 +64,8 @@ DepthwiseGeometry depthwise_geometry(const OpContext& ctx, const DepthwiseConv2D
   }
   return g;
 }
+
+namespace {
 
 template <class Arithmetic, class Memory>
 void depthwise_loops(const DepthwiseGeometry& g, const Arithmetic& arithmetic, const KernelIO& io, Memory& mem) {
