@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Runs the test binary of a sanitizer build (-DDMO_SANITIZE=ON) in two
+# parallel shards, leaving out the end-to-end sweeps over every shared model,
+# and fails when either shard does. Usage: scripts/run-sanitized-tests.sh BUILD_DIR
+set -uo pipefail
+build="${1:?usage: $0 BUILD_DIR}"
+# Whole-model sweeps: each runs every shared model (or every family on
+# every model) and takes minutes under the sanitizers.
+sweeps=(
+  'Tflm/Golden*' 'Tflm/CmsisGolden*' 'DmoPlanVerify*' 'QuantizedVsFloat*' 'ExportShared*' 'OverlapProperty*'
+  'DmoPlannerFigures*' 'DmoPlannerCheckValues*' 'GraphWriter*' 'ConvGolden*' 'Readme/*' 'RealModels/ClobberDetection*'
+  'Cli.EverySharedModelPlansAsJson*' 'SharedModels.AllImportAndPlanValidly*' 'ProblemFile.RoundTripOfSharedModels*'
+  'KernelFamilies.SharedInt8ModelsVerifyUnderEveryFamily*' 'KernelFamilies.ReadmeTableOfArenasPerFamily*'
+  'CmsisNnDepthwise.SharedModels*' 'CmsisNnSharedModels.*' 'CmsisNnConv.SharedModels*'
+)
+filter="-$(IFS=:; echo "${sweeps[*]}")"
+cd "$build/tests" || exit 2
+logs=()
+for shard in 0 1; do
+  log="sanitized-shard-$shard.log"
+  logs+=("$log")
+  GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=$shard ./dmo_tests --gtest_filter="$filter" > "$log" 2>&1 &
+done
+status=0
+for job in $(jobs -p); do wait "$job" || status=1; done
+for log in "${logs[@]}"; do
+  if [ "$status" -ne 0 ]; then cat "$log"; else tail -n 4 "$log"; fi
+done
+exit $status
