@@ -504,17 +504,17 @@ TEST(CmsisNnConv, BadOperandsGiveTheReferenceErrors) {
       b.set_outputs({output});
       EXPECT_EQ(error_running(b.finish(), family), "op 0 (CONV_2D): filter has 3 output channels, output has 4");
     }
-    {  // int16 activations: neither dmo's reference kernel nor this one runs them
+    {  // int32 activations: neither dmo's reference kernel nor this one runs them
       GraphBuilder b("cmsis_nn_conv_test");
-      const int32_t input = b.add_tensor("input", DataType::kInt16, {1, 4, 4, 4}, per_tensor(0.5f, 0));
+      const int32_t input = b.add_tensor("input", DataType::kInt32, {1, 4, 4, 4}, per_tensor(0.5f, 0));
       const int32_t filter = b.add_constant_values<int8_t>("filter", DataType::kInt8, {4, 1, 1, 4},
                                                            std::vector<int8_t>(16, 1), per_tensor(0.5f, 0));
-      const int32_t output = b.add_tensor("output", DataType::kInt16, {1, 4, 4, 4}, per_tensor(0.5f, 0));
+      const int32_t output = b.add_tensor("output", DataType::kInt32, {1, 4, 4, 4}, per_tensor(0.5f, 0));
       b.add_op(OpKind::kConv2D, {input, filter}, {output}, Conv2DParams{});
       b.set_inputs({input});
       b.set_outputs({output});
       EXPECT_EQ(error_running(b.finish(), family),
-                "op 0 (CONV_2D): input type INT16 is not supported; supported: FLOAT32, INT8, UINT8");
+                "op 0 (CONV_2D): input type INT32 is not supported; supported: FLOAT32, INT8, UINT8, INT16");
     }
   }
 }

@@ -388,16 +388,17 @@ std::string run_error(const OneOpModel& m) {
 
 TEST(ConvKernelErrors, UnsupportedInputTypeNamesOpKindAndType) {
   GraphBuilder b("errors");
-  const int32_t in = b.add_tensor("in", DataType::kInt16, {1, 1, 1, 1}, per_tensor(1.0f, 0));
+  const int32_t in = b.add_tensor("in", DataType::kInt32, {1, 1, 1, 1}, per_tensor(1.0f, 0));
   const int32_t w = b.add_constant_values<int8_t>("w", DataType::kInt8, {1, 1, 1, 1}, {1}, per_tensor(1.0f, 0));
-  const int32_t out = b.add_tensor("out", DataType::kInt16, {1, 1, 1, 1}, per_tensor(1.0f, 0));
+  const int32_t out = b.add_tensor("out", DataType::kInt32, {1, 1, 1, 1}, per_tensor(1.0f, 0));
   b.add_op(OpKind::kConv2D, {in, w}, {out}, conv_params(Padding::kValid, 1));
   b.set_inputs({in});
   b.set_outputs({out});
   OneOpModel m{b.finish(), in, out};
   const std::string message = run_error(m);
   EXPECT_NE(message.find("op 0 (CONV_2D)"), std::string::npos) << message;
-  EXPECT_NE(message.find("INT16 is not supported; supported: FLOAT32, INT8, UINT8"), std::string::npos) << message;
+  EXPECT_NE(message.find("INT32 is not supported; supported: FLOAT32, INT8, UINT8, INT16"), std::string::npos)
+      << message;
 }
 
 TEST(ConvKernelErrors, HybridFloatInputWithInt8WeightsFails) {

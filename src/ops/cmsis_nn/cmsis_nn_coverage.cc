@@ -20,7 +20,6 @@ std::optional<std::string> unmirrored_cmsis_nn_function(const Subgraph& subgraph
   const bool int4_filter = type_of(subgraph, op, 1) == DataType::kInt4;
   switch (static_cast<OpKind>(op.builtin_code)) {
     case OpKind::kConv2D:
-      if (int16) return "arm_convolve_wrapper_s16";
       if (int8 && int4_filter) return "arm_convolve_wrapper_s4";
       return std::nullopt;
     case OpKind::kDepthwiseConv2D:

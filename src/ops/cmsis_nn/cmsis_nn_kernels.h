@@ -33,5 +33,9 @@ std::optional<PreparedKernel> prepare_cmsis_nn_mul(const OpContext& ctx);
 std::optional<PreparedKernel> prepare_cmsis_nn_softmax(const OpContext& ctx);
 // DEPTHWISE_CONV_2D: arm_depthwise_conv_wrapper_s8's choice for int8.
 std::optional<PreparedKernel> prepare_cmsis_nn_depthwise_conv2d(const OpContext& ctx);
+// CONV_2D with int16 activations: arm_convolve_wrapper_s16's kernel
+// (conv_s16.cc); prepare_cmsis_nn_conv2d routes int16 ops here after the
+// reference prepare's checks.
+std::optional<PreparedKernel> prepare_cmsis_nn_conv2d_s16(const OpContext& ctx);
 
 }  // namespace dmo

@@ -35,9 +35,9 @@
 // conversion reads only the scratch. The wrapper's 1x1 and 1xN branches
 // also ask for filter depth == input depth (those kernels have no groups),
 // so grouped convolutions take arm_convolve_s8.
-// int16 activations (arm_convolve_wrapper_s16) and int4 filters
-// (arm_convolve_wrapper_s4) are not mirrored: dmo's reference CONV_2D runs
-// neither, so such ops fall back to it and fail as it does.
+// int16 activations go to conv_s16.cc (arm_convolve_wrapper_s16). int4
+// filters (arm_convolve_wrapper_s4) are not mirrored: dmo's reference
+// CONV_2D does not run them, so such ops fall back to it and fail as it does.
 // Values: CMSIS-NN's sums start from the bias and fold the input offset in
 // differently, which in 32-bit wrapping arithmetic equals the reference's
 // sum; requantisation is the reference's, so outputs are TFLM's.
@@ -387,6 +387,7 @@ std::optional<PreparedKernel> prepare_cmsis_nn_conv2d(const OpContext& ctx) {
   // reference kernel's messages; float (and every type but int8 with int8
   // filters) runs the reference kernel, as the glue's Eval does.
   (void)prepare_conv2d(ctx);
+  if (ctx.input(0).type() == DataType::kInt16) return prepare_cmsis_nn_conv2d_s16(ctx);
   if (ctx.input(0).type() != DataType::kInt8 || ctx.input(1).type() != DataType::kInt8) return std::nullopt;
   const auto& params = std::get<Conv2DParams>(ctx.op->params);
 

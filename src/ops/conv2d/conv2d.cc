@@ -1,5 +1,10 @@
-// CONV_2D, mirroring TFLM's reference_ops::Conv (float, uint8) and
-// reference_integer_ops::ConvPerChannel (int8): NHWC input, OHWI filter,
+// CONV_2D, mirroring TFLM's conv.cc ConvEval (tensorflow/tflite-micro
+// afbf908ac6e9a47ac4990778bb4b3fd94ffee021): reference_ops::Conv (float,
+// uint8) and reference_integer_ops::ConvPerChannel (int8; int16 input with
+// int8 filter and an int64 bias, or an int32 bias or none: its int16
+// overload, read at 68f5545766da1905ca80b47effeef00aedd8f6b9, which neither
+// checks nor applies zero points; only the activation range uses the
+// output's). NHWC input, OHWI filter,
 // optional bias, in their loop order (batch, out y, out x, out channel,
 // then filter y, filter x, in channel). Taps that fall in the padding are
 // skipped, not loaded. Walking descending, the four outer loops run
@@ -139,13 +144,46 @@ struct ConvLoops {
   }
 };
 
+// int16 input ("16x8"): the same loop nest with Conv16x8Arithmetic, whose
+// accumulator is the bias's type (int32 without a bias, as TFLM reads an
+// absent bias as int32).
+struct Conv16x8Kernel {
+  ConvGeometry g;
+  ConvRequantization requantization;  // offsets unused
+  bool int64_bias = false;
+
+  template <class Memory>
+  void eval(const KernelIO& io, Memory& mem) const {
+    if (int64_bias) return conv_loops(g, Conv16x8Arithmetic<int64_t>(requantization), io, mem);
+    conv_loops(g, Conv16x8Arithmetic<int32_t>(requantization), io, mem);
+  }
+};
+
+PreparedKernel prepare_conv16x8(const OpContext& ctx, const Conv2DParams& params) {
+  Conv16x8Kernel k;
+  k.g = conv_geometry(ctx, params);
+  k.int64_bias = ctx.has_input(2) && ctx.input(2).type() == DataType::kInt64;
+  k.requantization = per_channel_requantization(ctx, params.activation, k.g.output_depth, /*quantized_dimension=*/0);
+  if (k.int64_bias) {
+    // The 64-bit MultiplyByQuantizedMultiplier shifts right by 15 - shift.
+    for (size_t c = 0; c < k.requantization.multipliers.size(); ++c) {
+      const int shift = k.requantization.multipliers[c].shift;
+      ctx.require(shift < 8, fmt::format("output channel {} has requantization shift {}, above the 64-bit "
+                                         "requantization's limit of 7",
+                                         c, shift));
+    }
+  }
+  return PreparedKernel::of(std::move(k));
+}
+
 }  // namespace
 
 PreparedKernel prepare_conv2d(const OpContext& ctx) {
   require_conv_operand_counts(ctx, "filter");
   const auto* params = std::get_if<Conv2DParams>(&ctx.op->params);
   ctx.require(params != nullptr, "missing CONV_2D parameters");
-  require_conv_operand_types(ctx);
+  require_conv2d_operand_types(ctx);
+  if (ctx.input(0).type() == DataType::kInt16) return prepare_conv16x8(ctx, *params);
   ConvLikeKernel<ConvGeometry, ConvLoops> k;
   k.g = conv_geometry(ctx, *params);
   k.prepare_arithmetic(ctx, params->activation, k.g.output_depth, /*quantized_dimension=*/0);

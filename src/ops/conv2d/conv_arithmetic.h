@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 #include "conv_quantization.h"
 #include "dmo/ops/activation_range.h"
@@ -69,6 +70,52 @@ struct QuantizedConvArithmetic {
   Output finish(Accumulator acc, Bias bias, int32_t channel) const {
     int32_t scaled = multiply_by_quantized_multiplier(wrapping_add(acc, bias), multipliers[channel]);
     scaled = wrapping_add(scaled, output_offset);
+    scaled = std::max(scaled, range.min);
+    scaled = std::min(scaled, range.max);
+    return static_cast<Output>(scaled);
+  }
+};
+
+// int16 activations with int8 filters ("16x8", TFLite's ConvPerChannel for
+// int16): no zero points (TFLite quantizes int16 symmetrically, and the
+// kernel ignores them); acc += filter * input in `Accumulate`, the bias's
+// type (int64, or int32 for an int32 bias or none), + bias, then the
+// MultiplyByQuantizedMultiplier overload of that type: the 64-bit one
+// rounds the multiplier to 16 bits and shifts once, the 32-bit one is the
+// int8 kernels'. Sums wrap as two's complement instead of being undefined.
+template <typename Accumulate>
+struct Conv16x8Arithmetic {
+  static_assert(std::is_same_v<Accumulate, int32_t> || std::is_same_v<Accumulate, int64_t>);
+  using Input = int16_t;
+  using Filter = int8_t;
+  using Bias = Accumulate;
+  using Output = int16_t;
+  using Accumulator = Accumulate;
+
+  const QuantizedMultiplier* multipliers;  // per output channel
+  QuantizedRange range;
+
+  explicit Conv16x8Arithmetic(const ConvRequantization& q) : multipliers(q.multipliers.data()), range(q.range) {}
+
+  static Accumulator add(Accumulator a, Accumulator b) {
+    if constexpr (std::is_same_v<Accumulate, int64_t>) {
+      return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+    } else {
+      return QuantizedConvArithmetic<int8_t>::wrapping_add(a, b);
+    }
+  }
+
+  Accumulator multiply_add(Accumulator acc, Input input, Filter filter) const {
+    return add(acc, static_cast<int32_t>(filter) * static_cast<int32_t>(input));
+  }
+
+  Output finish(Accumulator acc, Bias bias, int32_t channel) const {
+    int32_t scaled = 0;
+    if constexpr (std::is_same_v<Accumulate, int64_t>) {
+      scaled = multiply_by_quantized_multiplier_wide(acc + bias, multipliers[channel]);
+    } else {
+      scaled = multiply_by_quantized_multiplier(add(acc, bias), multipliers[channel]);
+    }
     scaled = std::max(scaled, range.min);
     scaled = std::min(scaled, range.max);
     return static_cast<Output>(scaled);

@@ -29,4 +29,29 @@ void require_conv_operand_types(const OpContext& ctx) {
                                           data_type_name(output), data_type_name(type), data_type_name(type)));
 }
 
+void require_conv2d_operand_types(const OpContext& ctx) {
+  const DataType type = ctx.input(0).type();
+  if (type != DataType::kInt16) {
+    ctx.require(type == DataType::kFloat32 || type == DataType::kInt8 || type == DataType::kUInt8,
+                fmt::format("input type {} is not supported; supported: FLOAT32, INT8, UINT8, INT16",
+                            data_type_name(type)));
+    require_conv_operand_types(ctx);
+    return;
+  }
+  const DataType filter = ctx.input(1).type();
+  ctx.require(filter == DataType::kInt8,
+              fmt::format("filter type {} with INT16 input is not supported; the filter must be INT8",
+                          data_type_name(filter)));
+  if (ctx.has_input(2)) {
+    const DataType bias = ctx.input(2).type();
+    ctx.require(bias == DataType::kInt32 || bias == DataType::kInt64,
+                fmt::format("bias type {} with INT16 input is not supported; the bias must be INT32 or INT64",
+                            data_type_name(bias)));
+  }
+  const DataType output = ctx.output(0).type();
+  ctx.require(output == DataType::kInt16,
+              fmt::format("output type {} with INT16 input is not supported; the output must be INT16",
+                          data_type_name(output)));
+}
+
 }  // namespace dmo
