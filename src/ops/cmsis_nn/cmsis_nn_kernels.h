@@ -33,5 +33,9 @@ std::optional<PreparedKernel> prepare_cmsis_nn_mul(const OpContext& ctx);
 std::optional<PreparedKernel> prepare_cmsis_nn_softmax(const OpContext& ctx);
 // DEPTHWISE_CONV_2D: arm_depthwise_conv_wrapper_s8's choice for int8.
 std::optional<PreparedKernel> prepare_cmsis_nn_depthwise_conv2d(const OpContext& ctx);
+// INT16 FULLY_CONNECTED (arm_fully_connected_s16) and INT16 SOFTMAX
+// (arm_softmax_s16), reached through the FULLY_CONNECTED and SOFTMAX prepares.
+std::optional<PreparedKernel> prepare_cmsis_nn_fully_connected_s16(const OpContext& ctx);
+std::optional<PreparedKernel> prepare_cmsis_nn_softmax_s16(const OpContext& ctx);
 
 }  // namespace dmo
