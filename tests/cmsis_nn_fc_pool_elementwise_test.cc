@@ -503,9 +503,9 @@ TEST(CmsisNnSoftmax, SelectsTheS8FunctionsAndFallsBackForFloat) {
   EXPECT_EQ(selection(softmax(DataType::kInt8, DataType::kInt16, 2, 10), kDsp).implementation, "arm_softmax_s8_s16");
   EXPECT_TRUE(selection(softmax(DataType::kInt8, DataType::kInt8, 2, 10), kDsp).scratch.empty());
   EXPECT_EQ(selection(softmax(DataType::kFloat32, DataType::kFloat32, 2, 10), kDsp).implementation, "");
-  // INT16 input: neither the reference kernel nor dmo's cmsis kernels run it.
-  const std::string message = run_error(softmax(DataType::kInt16, DataType::kInt16, 2, 10), kPortable);
-  EXPECT_NE(message.find("op 0 (SOFTMAX): input type INT16 is not supported"), std::string::npos) << message;
+  // INT32 input: neither the reference kernel nor dmo's cmsis kernels run it.
+  const std::string message = run_error(softmax(DataType::kInt32, DataType::kInt32, 2, 10), kPortable);
+  EXPECT_NE(message.find("op 0 (SOFTMAX): input type INT32 is not supported"), std::string::npos) << message;
 }
 
 TEST(CmsisNnSoftmax, ComputesTfliteValues) {

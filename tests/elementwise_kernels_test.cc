@@ -722,8 +722,8 @@ TEST(SoftmaxKernel, RejectsUnsupportedTypesAndQuantization) {
   EXPECT_NE(run_error(unary(OpKind::kSoftmax, {DataType::kFloat32, {4}}, {DataType::kInt8, {4}, per_tensor(1.0f / 256, -128)}))
                 .find("output type INT8 with FLOAT32 input is not supported"),
             std::string::npos);
-  const Operand i16{DataType::kInt16, {4}, per_tensor(1.0f / 32768, 0)};
-  EXPECT_NE(run_error(unary(OpKind::kSoftmax, i16, i16)).find("op 0 (SOFTMAX): input type INT16 is not supported"),
+  const Operand i32{DataType::kInt32, {4}, per_tensor(1.0f / 32768, 0)};
+  EXPECT_NE(run_error(unary(OpKind::kSoftmax, i32, i32)).find("op 0 (SOFTMAX): input type INT32 is not supported"),
             std::string::npos);
 }
 

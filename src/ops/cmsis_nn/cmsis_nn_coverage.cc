@@ -26,11 +26,7 @@ std::optional<std::string> unmirrored_cmsis_nn_function(const Subgraph& subgraph
       if (int8 && int4_filter) return "arm_depthwise_conv_wrapper_s4";
       return std::nullopt;
     case OpKind::kFullyConnected:
-      if (int16) return "arm_fully_connected_s16";
       if (int8 && int4_filter) return "arm_fully_connected_s4";
-      return std::nullopt;
-    case OpKind::kSoftmax:
-      if (int16) return "arm_softmax_s16";
       return std::nullopt;
     case OpKind::kTransposeConv:
       if (int8 || int16) return "arm_transpose_conv_s8";

@@ -37,5 +37,9 @@ std::optional<PreparedKernel> prepare_cmsis_nn_depthwise_conv2d(const OpContext&
 // (conv_s16.cc); prepare_cmsis_nn_conv2d routes int16 ops here after the
 // reference prepare's checks.
 std::optional<PreparedKernel> prepare_cmsis_nn_conv2d_s16(const OpContext& ctx);
+// INT16 FULLY_CONNECTED (arm_fully_connected_s16) and INT16 SOFTMAX
+// (arm_softmax_s16), reached through the FULLY_CONNECTED and SOFTMAX prepares.
+std::optional<PreparedKernel> prepare_cmsis_nn_fully_connected_s16(const OpContext& ctx);
+std::optional<PreparedKernel> prepare_cmsis_nn_softmax_s16(const OpContext& ctx);
 
 }  // namespace dmo

@@ -4,9 +4,9 @@
 // than 2 dimensions and whose depth is a multiple of 4 goes to
 // arm_convolve_1x1_s8_fast (every unit with the per-tensor multiplier),
 // any other INT8 op to arm_fully_connected_s8, or with per-channel weights
-// to arm_fully_connected_per_channel_s8. Other types run TFLM's reference
-// kernel here (dmo's reference kernel has no INT16 FULLY_CONNECTED to
-// match arm_fully_connected_s16 against).
+// to arm_fully_connected_per_channel_s8. INT16 goes to
+// arm_fully_connected_s16 (fully_connected_s16.cc); FLOAT32 runs TFLM's
+// reference kernel.
 // CMSIS-NN (ARM-software/CMSIS-NN) files read:
 // Source/FullyConnectedFunctions/arm_fully_connected_s8.c at c7b7a74c,
 // Source/NNSupportFunctions/arm_nn_vec_mat_mult_t_s8.c and
@@ -171,6 +171,7 @@ struct CmsisFullyConnectedAs1x1Conv {
 std::optional<PreparedKernel> prepare_cmsis_nn_fully_connected(const OpContext& ctx) {
   // The reference prepare makes TFLM's checks; its kernel is not used.
   prepare_fully_connected(ctx);
+  if (ctx.input(0).type() == DataType::kInt16) return prepare_cmsis_nn_fully_connected_s16(ctx);
   if (ctx.input(0).type() != DataType::kInt8) return std::nullopt;
   const auto& params = std::get<FullyConnectedParams>(ctx.op->params);
   const int32_t units = ctx.input(1).dim(0);

@@ -6,8 +6,7 @@
 // per row, the max from element 0 on, the sum of exponentials, then each
 // output element stored after its input element is read once more; no DSP
 // variant, no scratch buffer. FLOAT32 runs TFLM's reference kernel; INT16
-// input goes to arm_softmax_s16 in the glue, which dmo does not mirror (nor
-// does its reference kernel run INT16), so it fails in the reference prepare.
+// input goes to arm_softmax_s16 (softmax_s16.cc).
 // CMSIS-NN computes TFLM's reference values (gemmlowp exp, the Q12.19 sum,
 // its reciprocal, the output in 1/256 or 1/65536 units), bit-exact.
 #include <algorithm>
@@ -97,6 +96,7 @@ PreparedKernel cmsis_softmax(const OpContext& ctx, const char* function) {
 std::optional<PreparedKernel> prepare_cmsis_nn_softmax(const OpContext& ctx) {
   // The reference prepare makes TFLM's checks; its kernel is not used.
   prepare_softmax(ctx);
+  if (ctx.input(0).type() == DataType::kInt16) return prepare_cmsis_nn_softmax_s16(ctx);
   if (ctx.input(0).type() != DataType::kInt8) return std::nullopt;
   if (ctx.output(0).type() == DataType::kInt8) return cmsis_softmax<int8_t>(ctx, "arm_softmax_s8");
   return cmsis_softmax<int16_t>(ctx, "arm_softmax_s8_s16");

@@ -1,9 +1,12 @@
 // FULLY_CONNECTED, mirroring TFLM's reference_ops::FullyConnected (float,
 // uint8) and reference_integer_ops::FullyConnected / FullyConnectedPerChannel
-// (int8): the input read as [batches, accum_depth] (accum_depth = weights
-// dimension 1), weights [units, accum_depth], optional bias, in their loop
-// order (batch, unit, then depth): each output element is stored once,
-// after its whole input row is read.
+// (int8), and reference_integer_ops::FullyConnected<int64_t> for int16
+// activations with int8 weights and int64 bias (kernels/fully_connected.cc
+// FullyConnectedEval, kTfLiteInt16 case): the input read as [batches,
+// accum_depth] (accum_depth = weights dimension 1), weights [units,
+// accum_depth], optional bias, in their loop order (batch, unit, then
+// depth): each output element is stored once, after its whole input row is
+// read.
 // keep_num_dims only changes the output shape, which the model gives.
 #include <fmt/format.h>
 
@@ -13,7 +16,9 @@
 #include "../conv2d/conv_arithmetic.h"
 #include "../conv2d/conv_operand_types.h"
 #include "../conv2d/conv_quantization.h"
+#include "../elementwise.h"
 #include "dmo/ops/kernels.h"
+#include "int16_fully_connected_arithmetic.h"
 
 namespace dmo {
 namespace {
@@ -83,6 +88,7 @@ struct FullyConnectedKernel {
   DataType type = DataType::kFloat32;
   FloatRange float_range{};  // FLOAT32
   ConvRequantization requantization;  // INT8 (per channel or per tensor) and UINT8 (per tensor)
+  Int16FullyConnectedArithmetic int16;  // INT16
 
   template <class Memory>
   void eval(const KernelIO& io, Memory& mem) const {
@@ -90,10 +96,32 @@ struct FullyConnectedKernel {
       case DataType::kInt8: return fully_connected_loops(g, QuantizedConvArithmetic<int8_t>(requantization), io, mem);
       case DataType::kUInt8:
         return fully_connected_loops(g, QuantizedConvArithmetic<uint8_t>(requantization), io, mem);
+      case DataType::kInt16: return fully_connected_loops(g, int16, io, mem);
       default: return fully_connected_loops(g, FloatConvArithmetic{float_range}, io, mem);
     }
   }
 };
+
+constexpr const char* kSupportedInputTypes = "FLOAT32, INT8, INT16, UINT8";
+
+// INT16 activations take INT8 weights and an INT64 bias (TFLM's Prepare and
+// the int64_t bias its Eval reads).
+void require_int16_operand_types(const OpContext& ctx) {
+  const DataType weights = ctx.input(1).type();
+  ctx.require(weights == DataType::kInt8, fmt::format("weights type {} with INT16 input is not supported; the weights "
+                                                      "must be INT8",
+                                                      data_type_name(weights)));
+  if (ctx.has_input(2)) {
+    const DataType bias = ctx.input(2).type();
+    ctx.require(bias == DataType::kInt64, fmt::format("bias type {} with INT16 input is not supported; the bias must "
+                                                      "be INT64",
+                                                      data_type_name(bias)));
+  }
+  const DataType output = ctx.output(0).type();
+  ctx.require(output == DataType::kInt16, fmt::format("output type {} with INT16 input is not supported; the output "
+                                                      "must be INT16",
+                                                      data_type_name(output)));
+}
 
 }  // namespace
 
@@ -103,10 +131,16 @@ PreparedKernel prepare_fully_connected(const OpContext& ctx) {
   ctx.require(params != nullptr, "missing FULLY_CONNECTED parameters");
   ctx.require(params->weights_format == 0,
               fmt::format("weights format {} is not supported; supported: DEFAULT (0)", params->weights_format));
-  require_conv_operand_types(ctx);
+  const DataType input_type = ctx.input(0).type();
+  if (input_type != DataType::kFloat32 && input_type != DataType::kInt8 && input_type != DataType::kInt16 &&
+      input_type != DataType::kUInt8) {
+    fail_unsupported_type(ctx, "input", input_type, kSupportedInputTypes);
+  }
+  if (input_type == DataType::kInt16) require_int16_operand_types(ctx);
+  else require_conv_operand_types(ctx);
   FullyConnectedKernel k;
   k.g = fully_connected_geometry(ctx);
-  k.type = ctx.input(0).type();
+  k.type = input_type;
   switch (k.type) {
     case DataType::kFloat32:
       k.float_range = float_activation_range(params->activation);
@@ -123,11 +157,13 @@ PreparedKernel prepare_fully_connected(const OpContext& ctx) {
     case DataType::kUInt8:
       k.requantization = per_tensor_requantization(ctx, params->activation, k.g.units);
       return PreparedKernel::of(std::move(k));
+    case DataType::kInt16:
+      k.int16 = int16_fully_connected_arithmetic(ctx, params->activation);
+      return PreparedKernel::of(std::move(k));
     default:
       break;
   }
-  ctx.fail(fmt::format("input type {} is not supported; supported: FLOAT32, INT8, UINT8",
-                       data_type_name(ctx.input(0).type())));
+  fail_unsupported_type(ctx, "input", input_type, kSupportedInputTypes);
 }
 
 }  // namespace dmo

@@ -11,7 +11,14 @@
 //    Q5.26, gemmlowp fixed-point exp, a Q12.19 sum, its fixed-point
 //    reciprocal, and the output in units of 1/256 (8-bit) or 1/65536, each
 //    output element stored once in the last of three passes over the input.
+//  - INT16 -> INT16: TFLite's reference_ops::SoftmaxInt16 with the tables
+//    of TFLM's SoftmaxPrepare (int16_softmax_tables.h): the row max; then
+//    per element exp(x - max) from the exp table stored in the output as a
+//    cache and read back into a 32-bit sum; the sum's reciprocal from the
+//    1 / (1 + x) table; then each cached output element read and
+//    overwritten with exp * reciprocal, rounded, in [0, 32767].
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -21,6 +28,7 @@
 #include "../elementwise.h"
 #include "../fixed_point_math.h"
 #include "dmo/ops/fixed_point.h"
+#include "int16_softmax_tables.h"
 #include "dmo/ops/kernels.h"
 
 namespace dmo {
@@ -159,6 +167,51 @@ void SoftmaxQuantizedKernel<In, Out>::eval(const KernelIO& io, Memory& mem) cons
   }
 }
 
+// The prepared INT16 -> INT16 SOFTMAX.
+struct SoftmaxInt16Kernel {
+  SoftmaxRows shape;
+  QuantizedMultiplier input_multiplier;  // differences onto [-65535, 0] = [-10, 0]
+
+  template <class Memory>
+  void eval(const KernelIO& io, Memory& mem) const;
+};
+
+template <class Memory>
+void SoftmaxInt16Kernel::eval(const KernelIO& io, Memory& mem) const {
+  const TensorRef& in = io.input(0);
+  const TensorRef& out = io.output(0);
+  const Int16Table& one_over_one_plus_x = int16_softmax_one_over_one_plus_x_table();
+  for (int64_t i = 0; i < shape.rows; ++i) {
+    const int64_t row = i * shape.depth;
+    int16_t max_in_row = std::numeric_limits<int16_t>::min();
+    for (int64_t c = 0; c < shape.depth; ++c) max_in_row = std::max(max_in_row, mem.template load<int16_t>(in, row + c));
+
+    // Q16.15; prepare bounds the row so it cannot overflow.
+    int32_t sum_of_exps = 0;
+    for (int64_t c = 0; c < shape.depth; ++c) {
+      const int32_t diff = mem.template load<int16_t>(in, row + c) - max_in_row;
+      mem.template store<int16_t>(out, row + c, int16_softmax_exp(diff, input_multiplier));
+      sum_of_exps += mem.template load<int16_t>(out, row + c);
+    }
+
+    // The sum normalized to 17 bits, recentred from [65536, 131071] onto
+    // the table's [-32768, 32767] (x = sum - 1), saturated.
+    const int headroom_plus_one = std::countl_zero(static_cast<uint32_t>(sum_of_exps));
+    const auto shifted_sum =
+        static_cast<int32_t>(((static_cast<int64_t>(sum_of_exps) << (headroom_plus_one - 1)) + (1 << 13)) >> 14);
+    const int32_t recentred = std::clamp(shifted_sum - ((1 << 15) + (1 << 16)), -32768, 32767);
+    const int16_t reciprocal = int16_table_lookup(static_cast<int16_t>(recentred), one_over_one_plus_x);
+
+    const int right_shift = 31 - headroom_plus_one;
+    const int64_t rounding = int64_t{1} << (right_shift - 1);
+    for (int64_t c = 0; c < shape.depth; ++c) {
+      const auto result = static_cast<int32_t>(
+          (static_cast<int64_t>(mem.template load<int16_t>(out, row + c)) * reciprocal + rounding) >> right_shift);
+      mem.template store<int16_t>(out, row + c, static_cast<int16_t>(std::clamp(result, 0, 32767)));
+    }
+  }
+}
+
 void require_output_quantization(const OpContext& ctx, int32_t zero_point, float scale, float tolerance) {
   const AffineQuantization out = affine_quantization(ctx, ctx.output(0), "output");
   ctx.require(out.zero_point == zero_point && std::abs(out.scale - scale) <= tolerance,
@@ -175,6 +228,21 @@ template <typename In, typename Out>
 PreparedKernel prepare_softmax_quantized(const OpContext& ctx, const SoftmaxRows& shape) {
   const SoftmaxScaling s = softmax_scaling(ctx, affine_quantization(ctx, ctx.input(0), "input").scale);
   return PreparedKernel::of(SoftmaxQuantizedKernel<In, Out>{shape, s});
+}
+
+// TFLM's CalculateSoftmaxParams for INT16 input, and the row bound of the sum.
+QuantizedMultiplier int16_input_multiplier(const OpContext& ctx) {
+  require_output_quantization(ctx, 0, 1.0f / 32768, 0.001f / 32768);
+  const TensorRef& in = ctx.input(0);
+  // Every exponential is at most 32767: longer rows could overflow the 32-bit sum.
+  ctx.require(in.dim(in.rank() - 1) <= 65535,
+              fmt::format("INT16 rows of {} elements overflow the 32-bit sum of exponentials (at most 65535)",
+                          in.dim(in.rank() - 1)));
+  const float input_scale = affine_quantization(ctx, in, "input").scale;
+  const QuantizedMultiplier m = int16_softmax_input_multiplier(input_scale, softmax_beta(ctx));
+  ctx.require(m.shift < 31, fmt::format("beta * input scale = {} is too large", static_cast<double>(input_scale) *
+                                                                                      softmax_beta(ctx)));
+  return m;
 }
 
 }  // namespace
@@ -201,8 +269,11 @@ PreparedKernel prepare_softmax(const OpContext& ctx) {
       if (out != DataType::kUInt8) fail_unsupported_output(ctx, "UINT8");
       require_output_quantization(ctx, 0, 1.0f / 256, 0.001f / 256);
       return prepare_softmax_quantized<uint8_t, uint8_t>(ctx, shape);
+    case DataType::kInt16:
+      if (out != DataType::kInt16) fail_unsupported_output(ctx, "INT16");
+      return PreparedKernel::of(SoftmaxInt16Kernel{shape, int16_input_multiplier(ctx)});
     default:
-      fail_unsupported_type(ctx, "input", in, "FLOAT32, INT8, UINT8");
+      fail_unsupported_type(ctx, "input", in, "FLOAT32, INT8, INT16, UINT8");
   }
 }
 
