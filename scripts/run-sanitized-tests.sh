@@ -24,6 +24,6 @@ done
 status=0
 for job in $(jobs -p); do wait "$job" || status=1; done
 for log in "${logs[@]}"; do
-  if [ "$status" -ne 0 ]; then cat "$log"; else tail -n 4 "$log"; fi
+  if [ "$status" -ne 0 ]; then cat "$log"; else grep -E '^\[==========\] [0-9]+ tests? from|^\[  (PASSED|SKIPPED) \] [0-9]+ test' "$log"; fi
 done
 exit $status
