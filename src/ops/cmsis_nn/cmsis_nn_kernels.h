@@ -33,5 +33,11 @@ std::optional<PreparedKernel> prepare_cmsis_nn_mul(const OpContext& ctx);
 std::optional<PreparedKernel> prepare_cmsis_nn_softmax(const OpContext& ctx);
 // DEPTHWISE_CONV_2D: arm_depthwise_conv_wrapper_s8's choice for int8.
 std::optional<PreparedKernel> prepare_cmsis_nn_depthwise_conv2d(const OpContext& ctx);
+// PAD / PADV2, TRANSPOSE, MAXIMUM and MINIMUM: arm_pad_s8, arm_transpose_s8,
+// arm_maximum_s8 and arm_minimum_s8 for int8.
+std::optional<PreparedKernel> prepare_cmsis_nn_pad(const OpContext& ctx);
+std::optional<PreparedKernel> prepare_cmsis_nn_transpose(const OpContext& ctx);
+std::optional<PreparedKernel> prepare_cmsis_nn_maximum(const OpContext& ctx);
+std::optional<PreparedKernel> prepare_cmsis_nn_minimum(const OpContext& ctx);
 
 }  // namespace dmo
