@@ -14,10 +14,10 @@
 // one-element input is read once before its run; otherwise each batch,
 // then each row, then each pixel is a run of one of those two kinds, the
 // input pointers stepped back after each pixel and row where an input is
-// broadcast. That stepping misses one case: an input whose rows are single
-// elements against rows of several pixels (w = c = 1 against w > 1)
-// advances a row too far (or, when it is also broadcast along the rows,
-// not at all), so CMSIS-NN reads the wrong elements, or past the input.
+// broadcast. That stepping misses one case: an input of several rows of
+// one element (h > 1, w = c = 1) against an input of several pixels per
+// row (w > 1) moves two elements on per row, so CMSIS-NN reads every other
+// element, then past the input.
 // dmo finds such shapes by walking the runs once in prepare against
 // TFLite's broadcast and refuses them. The values are TFLM's: CMSIS-NN
 // keeps the first input on ties, which for integers is the same value.

@@ -3,8 +3,9 @@
 // 0cc6f983, which lines a tensor of fewer than 4 dimensions up to the right
 // of cmsis_nn_dims): INT8 goes to CMSIS-NN's arm_pad_s8 whatever the
 // padding; FLOAT32, INT16 and INT32 run TFLM's reference kernel.
-// arm_pad_s8 (ARM-software/CMSIS-NN Source/PadFunctions/arm_pad_s8.c
-// V.1.0.0, 19 Sep 2024; arm_memset_s8 / arm_memcpy_s8 are memset / memcpy
+// arm_pad_s8 (CMSIS-NN Source/PadFunctions/arm_pad_s8.c, revision V.1.0.0
+// of 19 Sep 2024, as TFLM vendors it; arm_memset_s8 / arm_memcpy_s8
+// (Include/arm_nnsupportfunctions.h at bfc54edb) are memset / memcpy
 // without MVE, so the portable and DSP paths are one) writes the output
 // front to back: the pad value memset over the padded batches, rows and
 // columns around each input row, and each input row memcpy'd whole when
