@@ -31,16 +31,22 @@ std::optional<std::string> unmirrored_cmsis_nn_function(const Subgraph& subgraph
     case OpKind::kTransposeConv:
       if (int8 || int16) return "arm_transpose_conv_s8";
       return std::nullopt;
+    // The glue sends INT8 to these (INT16 to the reference kernels). dmo
+    // mirrors them except for the shapes its cmsis prepare refuses: only
+    // those get here, an op whose prepare names an implementation is
+    // analysed instead.
     case OpKind::kMaximum:
+      if (int8) return "arm_maximum_s8";
+      return std::nullopt;
     case OpKind::kMinimum:
-      if (int8 || int16) return "arm_maximum_s8 / arm_minimum_s8";
+      if (int8) return "arm_minimum_s8";
       return std::nullopt;
     case OpKind::kPad:
     case OpKind::kPadV2:
-      if (int8 || int16) return "arm_pad_s8";
+      if (int8) return "arm_pad_s8";
       return std::nullopt;
     case OpKind::kTranspose:
-      if (int8 || int16) return "arm_transpose_s8 / _s16";
+      if (int8) return "arm_transpose_s8";
       return std::nullopt;
     default: return std::nullopt;
   }

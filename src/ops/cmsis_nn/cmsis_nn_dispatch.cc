@@ -19,6 +19,12 @@ std::optional<PreparedKernel> prepare_cmsis_nn_kernel(const OpContext& ctx) {
     case OpKind::kMul: return prepare_cmsis_nn_mul(ctx);
     case OpKind::kSoftmax: return prepare_cmsis_nn_softmax(ctx);
     case OpKind::kDepthwiseConv2D: return prepare_cmsis_nn_depthwise_conv2d(ctx);
+    // PAD, TRANSPOSE, MAXIMUM and MINIMUM.
+    case OpKind::kPad: return prepare_cmsis_nn_pad(ctx);
+    case OpKind::kPadV2: return prepare_cmsis_nn_pad(ctx);
+    case OpKind::kTranspose: return prepare_cmsis_nn_transpose(ctx);
+    case OpKind::kMaximum: return prepare_cmsis_nn_maximum(ctx);
+    case OpKind::kMinimum: return prepare_cmsis_nn_minimum(ctx);
     default: return std::nullopt;
   }
 }

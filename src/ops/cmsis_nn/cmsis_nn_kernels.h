@@ -41,5 +41,11 @@ std::optional<PreparedKernel> prepare_cmsis_nn_conv2d_s16(const OpContext& ctx);
 // (arm_softmax_s16), reached through the FULLY_CONNECTED and SOFTMAX prepares.
 std::optional<PreparedKernel> prepare_cmsis_nn_fully_connected_s16(const OpContext& ctx);
 std::optional<PreparedKernel> prepare_cmsis_nn_softmax_s16(const OpContext& ctx);
+// PAD / PADV2, TRANSPOSE, MAXIMUM and MINIMUM: arm_pad_s8, arm_transpose_s8,
+// arm_maximum_s8 and arm_minimum_s8 for int8.
+std::optional<PreparedKernel> prepare_cmsis_nn_pad(const OpContext& ctx);
+std::optional<PreparedKernel> prepare_cmsis_nn_transpose(const OpContext& ctx);
+std::optional<PreparedKernel> prepare_cmsis_nn_maximum(const OpContext& ctx);
+std::optional<PreparedKernel> prepare_cmsis_nn_minimum(const OpContext& ctx);
 
 }  // namespace dmo
