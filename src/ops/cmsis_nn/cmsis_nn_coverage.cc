@@ -33,9 +33,6 @@ std::optional<std::string> unmirrored_cmsis_nn_function(const Subgraph& subgraph
     case OpKind::kSoftmax:
       if (int16) return "arm_softmax_s16";
       return std::nullopt;
-    case OpKind::kTransposeConv:
-      if (int8 || int16) return "arm_transpose_conv_s8";
-      return std::nullopt;
     case OpKind::kMaximum:
     case OpKind::kMinimum:
       if (int8 || int16) return "arm_maximum_s8 / arm_minimum_s8";

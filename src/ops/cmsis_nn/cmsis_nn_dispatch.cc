@@ -19,6 +19,7 @@ std::optional<PreparedKernel> prepare_cmsis_nn_kernel(const OpContext& ctx) {
     case OpKind::kMul: return prepare_cmsis_nn_mul(ctx);
     case OpKind::kSoftmax: return prepare_cmsis_nn_softmax(ctx);
     case OpKind::kDepthwiseConv2D: return prepare_cmsis_nn_depthwise_conv2d(ctx);
+    case OpKind::kTransposeConv: return prepare_cmsis_nn_transpose_conv(ctx);
     default: return std::nullopt;
   }
 }

@@ -33,5 +33,7 @@ std::optional<PreparedKernel> prepare_cmsis_nn_mul(const OpContext& ctx);
 std::optional<PreparedKernel> prepare_cmsis_nn_softmax(const OpContext& ctx);
 // DEPTHWISE_CONV_2D: arm_depthwise_conv_wrapper_s8's choice for int8.
 std::optional<PreparedKernel> prepare_cmsis_nn_depthwise_conv2d(const OpContext& ctx);
+// TRANSPOSE_CONV: arm_transpose_conv_wrapper_s8's choice for int8.
+std::optional<PreparedKernel> prepare_cmsis_nn_transpose_conv(const OpContext& ctx);
 
 }  // namespace dmo
