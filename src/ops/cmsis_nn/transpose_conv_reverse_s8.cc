@@ -4,7 +4,8 @@
 // EvalQuantizedPerChannel). Read in CMSIS-NN's
 // arm_transpose_conv_wrapper_s8.c V.1.0.0 and arm_convolve_s8.c V.4.0.0
 // as FabKlein/CMSIS-NN holds them at
-// b8dbf389f91ce5b15c4042fc26c11a6ec763cbbd (Arm's files unchanged), and
+// b8dbf389f91ce5b15c4042fc26c11a6ec763cbbd (a fork that carries
+// Arm's releases of these files), and
 // arm_nn_mat_mult_kernel_s8_s16.c at ARM-software/CMSIS-NN
 // 7676d05afe20da3be2af4c45f40d64847e6315bd.
 //

@@ -3,7 +3,8 @@
 // (TFLM's kernels/cmsis_nn/transpose_conv.cc Eval -> EvalQuantizedPerChannel).
 // Read in CMSIS-NN's arm_transpose_conv_s8.c V.2.0.0 and
 // arm_nn_transpose_conv_row_s8_s32.c V.1.0.0 as FabKlein/CMSIS-NN holds
-// them at b8dbf389f91ce5b15c4042fc26c11a6ec763cbbd (Arm's files unchanged),
+// them at b8dbf389f91ce5b15c4042fc26c11a6ec763cbbd (a fork that carries
+// Arm's releases of these files),
 // with the row flush as Arm later corrected it: when the top padding is
 // not a multiple of the stride, the input row where the padding ends
 // flushes the rows it completes, and no row past the output is written.
