@@ -25,6 +25,7 @@ std::optional<PreparedKernel> prepare_cmsis_nn_kernel(const OpContext& ctx) {
     case OpKind::kTranspose: return prepare_cmsis_nn_transpose(ctx);
     case OpKind::kMaximum: return prepare_cmsis_nn_maximum(ctx);
     case OpKind::kMinimum: return prepare_cmsis_nn_minimum(ctx);
+    case OpKind::kTransposeConv: return prepare_cmsis_nn_transpose_conv(ctx);
     default: return std::nullopt;
   }
 }

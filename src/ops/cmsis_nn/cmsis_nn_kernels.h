@@ -47,5 +47,7 @@ std::optional<PreparedKernel> prepare_cmsis_nn_pad(const OpContext& ctx);
 std::optional<PreparedKernel> prepare_cmsis_nn_transpose(const OpContext& ctx);
 std::optional<PreparedKernel> prepare_cmsis_nn_maximum(const OpContext& ctx);
 std::optional<PreparedKernel> prepare_cmsis_nn_minimum(const OpContext& ctx);
+// TRANSPOSE_CONV: arm_transpose_conv_wrapper_s8's choice for int8.
+std::optional<PreparedKernel> prepare_cmsis_nn_transpose_conv(const OpContext& ctx);
 
 }  // namespace dmo
