@@ -12,7 +12,7 @@
 namespace dmo {
 
 // The CMSIS-NN function the glue calls for `op` when dmo has no mirror of
-// it (e.g. "arm_transpose_conv_s8"), else nothing.
+// it (e.g. "arm_convolve_wrapper_s4"), else nothing.
 std::optional<std::string> unmirrored_cmsis_nn_function(const Subgraph& subgraph, const Op& op);
 
 }  // namespace dmo

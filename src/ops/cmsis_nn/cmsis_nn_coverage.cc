@@ -16,7 +16,7 @@ DataType type_of(const Subgraph& subgraph, const Op& op, size_t input) {
 
 std::optional<std::string> unmirrored_cmsis_nn_function(const Subgraph& subgraph, const Op& op) {
   const DataType input = type_of(subgraph, op, 0);
-  const bool int8 = input == DataType::kInt8, int16 = input == DataType::kInt16;
+  const bool int8 = input == DataType::kInt8;
   const bool int4_filter = type_of(subgraph, op, 1) == DataType::kInt4;
   switch (static_cast<OpKind>(op.builtin_code)) {
     case OpKind::kConv2D:
@@ -27,9 +27,6 @@ std::optional<std::string> unmirrored_cmsis_nn_function(const Subgraph& subgraph
       return std::nullopt;
     case OpKind::kFullyConnected:
       if (int8 && int4_filter) return "arm_fully_connected_s4";
-      return std::nullopt;
-    case OpKind::kTransposeConv:
-      if (int8 || int16) return "arm_transpose_conv_s8";
       return std::nullopt;
     // The glue sends INT8 to these (INT16 to the reference kernels). dmo
     // mirrors them except for the shapes its cmsis prepare refuses: only
