@@ -86,12 +86,21 @@ std::optional<RowWindow> row_window(const Subgraph& subgraph, int32_t op_index, 
 }
 
 IndexRange input_rows(const RowWindow& w, IndexRange rows) {
-  if (rows.size() == 0) return {0, 0};
-  const int64_t first = int64_t{rows.begin} * w.stride - w.pad_before;
-  const int64_t last = int64_t{rows.end - 1} * w.stride - w.pad_before + int64_t{w.filter_height - 1} * w.dilation;
-  const auto begin = static_cast<int32_t>(std::clamp<int64_t>(first, 0, w.input_height));
-  const auto end = static_cast<int32_t>(std::clamp<int64_t>(last + 1, 0, w.input_height));
-  return begin < end ? IndexRange{begin, end} : IndexRange{0, 0};
+  // The lowest and highest tap inside the input over the band's rows: with
+  // dilation the taps of rows near a border may skip the input's first or
+  // last rows, so every tap is looked at (a band has few rows).
+  int64_t lowest = w.input_height, highest = -1;
+  for (int32_t y = rows.begin; y < rows.end; ++y) {
+    const int64_t origin = int64_t{y} * w.stride - w.pad_before;
+    for (int32_t k = 0; k < w.filter_height; ++k) {
+      const int64_t row = origin + int64_t{k} * w.dilation;
+      if (row < 0 || row >= w.input_height) continue;
+      lowest = std::min(lowest, row);
+      highest = std::max(highest, row);
+    }
+  }
+  if (highest < lowest) return {0, 0};
+  return {static_cast<int32_t>(lowest), static_cast<int32_t>(highest + 1)};
 }
 
 }  // namespace dmo

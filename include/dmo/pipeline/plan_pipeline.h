@@ -39,7 +39,7 @@ struct PlanOptions {
   // each intermediate held as its largest band and live only during its
   // stage. Their ops' overlap pairs are left out of the problem (a band
   // step's access order is not the whole op's). dmo's reference kernels only.
-  std::vector<SplitStage> split;
+  std::vector<SplitStage> split = {};
   // Progress of the slow step, finding each op's safe overlaps (see SafeOverlapOptions::progress).
   std::function<void(size_t done, size_t total)> progress = nullptr;
 };

@@ -36,8 +36,9 @@ bool splits_along_height(OpKind kind);
 // split along the height axis.
 std::optional<RowWindow> row_window(const Subgraph& subgraph, int32_t op, std::string* why = nullptr);
 
-// The input rows that output rows `rows` read, clipped to the input; empty
-// when the window reads only padding.
+// The input rows that output rows `rows` read: from the lowest row a tap
+// of theirs reads inside the input to the highest (padding taps read
+// nothing); empty when they read only padding.
 IndexRange input_rows(const RowWindow& window, IndexRange rows);
 
 // The row window of a row-preserving op of `height` rows.
