@@ -29,8 +29,9 @@ const std::map<std::string, std::set<std::string>>& allowed_dependencies() {
       {"plan", {"model"}},
       {"runtime", {"model", "ops", "schedule", "plan"}},
       {"overlap", {"model", "ops", "schedule", "plan", "runtime"}},
-      {"pipeline", {"model", "ops", "schedule", "plan", "runtime", "overlap", "tflite", "zoo"}},
-      {"report", {"model", "ops", "schedule", "plan", "runtime", "overlap", "pipeline"}},
+      {"transform", {"model", "ops", "schedule"}},
+      {"pipeline", {"model", "ops", "schedule", "plan", "runtime", "overlap", "transform", "tflite", "zoo"}},
+      {"report", {"model", "ops", "schedule", "plan", "runtime", "overlap", "transform", "pipeline"}},
   };
   return table;
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "dmo/error.h"
 #include "dmo/plan/bounds.h"
 #include "dmo/plan/dmo_plan_choice.h"
 #include "dmo/plan/dmo_planner.h"
@@ -14,6 +15,7 @@
 #include "dmo/pipeline/accelerator_buffers.h"
 #include "dmo/pipeline/kernel_scratch_buffers.h"
 #include "dmo/pipeline/scheduled_problem.h"
+#include "dmo/transform/split_schedule.h"
 
 namespace dmo {
 
@@ -62,12 +64,34 @@ void keep_graph_inputs_to_the_end(const Subgraph& sg, MemoryProblem& problem, st
   }
 }
 
+// The execution order: file order, with the split stages expanded.
+Schedule planned_schedule(const Graph& graph, const PlanOptions& options, const std::vector<int32_t>& descending) {
+  if (options.split.empty()) return default_schedule(graph, descending);
+  return split_schedule(graph, options.split, descending);
+}
+
 }  // namespace
+
+int64_t PlanResult::extra_macs() const {
+  int64_t extra = 0;
+  for (const StageMacs& stage : split_macs) extra += stage.extra();
+  return extra;
+}
 
 PlanResult plan_model(const Graph& graph, const PlanOptions& options) {
   const Subgraph& sg = graph.main();
   PlanResult r;
-  r.schedule = default_schedule(graph);
+  if (!options.split.empty()) {
+    for (KernelFamily family : options.families) {
+      if (family != KernelFamily::kTflmReference) {
+        throw Error(fmt::format("{}: split stages run dmo's reference kernels; {} kernels compute whole outputs",
+                                graph.source, kernel_family_name(family)));
+      }
+    }
+  }
+  r.schedule = planned_schedule(graph, options, {});
+  r.macs = model_macs(graph);
+  for (const StageTiling& tiling : stage_tilings(graph, r.schedule)) r.split_macs.push_back(stage_macs(graph, tiling));
   r.problem = build_scheduled_problem(graph, r.schedule);
   r.lifetimes = scheduled_problem_lifetimes(graph, r.schedule);
   r.op_times = first_time_of_ops(graph, r.schedule);
@@ -87,6 +111,10 @@ PlanResult plan_model(const Graph& graph, const PlanOptions& options) {
   r.allow_descending = overlap_options.allow_descending;
   r.families = options.families;
   r.overlaps = compute_safe_overlaps(graph, r.schedule, overlap_options);
+  // A split op runs band by band: its whole-op O_s does not hold.
+  for (OpOverlap& o : r.overlaps) {
+    if (runs_in_split_stage(r.schedule, o.pair.op)) o.used_bytes = o.used_descending_bytes = 0;
+  }
   // Overlap pairs join tensors; the scratch buffers come after them.
   add_scheduled_overlap_pairs(graph, r.schedule, r.problem, r.overlaps);
   r.scratch_buffers = kernel_scratch_buffers(graph, options.families);
@@ -94,7 +122,8 @@ PlanResult plan_model(const Graph& graph, const PlanOptions& options) {
   r.accelerator_fixed_buffers = fix_accelerator_buffers(graph, r.problem);
 
   r.tflm_problem = build_tflm_memory_problem(graph);
-  add_scratch_buffers(r.tflm_problem, r.scratch_buffers, r.op_times);
+  // TFLM runs every op whole, in file order: its own times.
+  add_scratch_buffers(r.tflm_problem, r.scratch_buffers, first_time_of_ops(graph, default_schedule(graph)));
   for (const BufferRequest& b : r.tflm_problem.buffers) r.offline_planned_buffers += b.fixed_offset.has_value();
   r.tflm_greedy = plan_tflm_greedy(r.tflm_problem);
   require_valid(r.tflm_problem, r.tflm_greedy, kTflmBufferAlignment, graph);
@@ -129,7 +158,7 @@ PlanResult plan_model(const Graph& graph, const PlanOptions& options) {
   r.dmo = std::move(choice.dmo);
   r.dmo_ascending = std::move(choice.dmo_ascending);
   // The schedule runs dmo's plan: its ops walk as the plan needs.
-  r.schedule = default_schedule(graph, r.dmo.descending_ops);
+  r.schedule = planned_schedule(graph, options, r.dmo.descending_ops);
   if (!options.families.empty()) r.schedule.kernels = options.families.front();
   return r;
 }

@@ -16,6 +16,7 @@
 #include "dmo/runtime/interpreter.h"
 #include "dmo/runtime/unwritten_reads.h"
 #include "dmo/schedule/schedule.h"
+#include "dmo/transform/split_schedule.h"
 
 namespace dmo {
 
@@ -56,23 +57,27 @@ PlanToVerify offline_placement(const Graph& graph) {
 }
 
 PlanToVerify choose_plan_to_verify(const Graph& graph, const std::string& plan, const VerifyProgress& progress,
-                                   const std::vector<KernelFamily>& families) {
+                                   const std::vector<KernelFamily>& families, const std::vector<SplitStage>& split) {
   // An op dmo cannot run makes the proof impossible: say so before planning,
   // which takes seconds on large models.
   for (KernelFamily family : families) require_kernels(graph, family);
-  if (plan.empty() && graph.offline_plan) return offline_placement(graph);
+  if (!split.empty()) split_schedule(graph, split);  // a bad stage is named before planning
+  if (plan.empty() && graph.offline_plan && split.empty()) return offline_placement(graph);
   if (plan.empty() || plan == "dmo") {
     PlanOptions options;
     options.progress = progress;
     options.families = families;
+    options.split = split;
     return {PlanSource::kDmo, dmo_placement(graph, plan_model(graph, options)), 0};
   }
   return {PlanSource::kFile, read_placement_file(plan, graph.main()), 0};
 }
 
 std::vector<std::string> validate_placement(const Graph& graph, const TensorPlacement& placement,
-                                            const VerifyProgress& progress, KernelFamily family) {
-  const Schedule schedule = default_schedule(graph, placement.descending_ops);
+                                            const VerifyProgress& progress, KernelFamily family,
+                                            const std::vector<SplitStage>& split) {
+  const Schedule schedule = split.empty() ? default_schedule(graph, placement.descending_ops)
+                                          : split_schedule(graph, split, placement.descending_ops);
   MemoryProblem problem = build_scheduled_problem(graph, schedule);
   SafeOverlapOptions options;
   options.method = OverlapMethod::kAlgorithmic;
@@ -80,7 +85,11 @@ std::vector<std::string> validate_placement(const Graph& graph, const TensorPlac
   options.allow_descending = !placement.descending_ops.empty();
   options.families = {family};
   options.progress = progress;
-  add_scheduled_overlap_pairs(graph, schedule, problem, compute_safe_overlaps(graph, schedule, options));
+  std::vector<OpOverlap> overlaps = compute_safe_overlaps(graph, schedule, options);
+  for (OpOverlap& o : overlaps) {
+    if (runs_in_split_stage(schedule, o.pair.op)) o.used_bytes = o.used_descending_bytes = 0;
+  }
+  add_scheduled_overlap_pairs(graph, schedule, problem, overlaps);
   Plan plan;
   plan.planner = "placement";
   plan.arena_size = placement.arena_size;
@@ -94,9 +103,12 @@ std::vector<std::string> validate_placement(const Graph& graph, const TensorPlac
 }
 
 VerifyResult verify_plan(const Graph& graph, const TensorPlacement& placement, std::span<const uint8_t> input,
-                         const VerifyProgress& progress, KernelFamily family) {
-  VerifyResult result = verify_placement(graph, placement, input, family);
-  result.validator_errors = validate_placement(graph, placement, progress, family);
+                         const VerifyProgress& progress, KernelFamily family, const std::vector<SplitStage>& split) {
+  Schedule schedule = split.empty() ? default_schedule(graph, placement.descending_ops)
+                                    : split_schedule(graph, split, placement.descending_ops);
+  schedule.kernels = family;
+  VerifyResult result = verify_placement(graph, placement, std::move(schedule), input);
+  result.validator_errors = validate_placement(graph, placement, progress, family, split);
   result.unwritten_reads = unwritten_read_tensors(graph.main());
   return result;
 }

@@ -85,6 +85,10 @@ std::vector<char> descending_flags(const Subgraph& sg, const Plan& plan) {
   return flags;
 }
 
+double extra_macs_percent(const PlanResult& r) {
+  return r.macs ? 100.0 * static_cast<double>(r.extra_macs()) / static_cast<double>(r.macs) : 0.0;
+}
+
 }  // namespace
 
 nlohmann::json plan_report_json(const Graph& graph, const PlanResult& r) {
@@ -178,6 +182,19 @@ nlohmann::json plan_report_json(const Graph& graph, const PlanResult& r) {
           {"tensors", tensors},
           {"other_subgraphs", other_subgraphs_json(graph, r, offset_of, dmo_offset_of)}};
   if (r.planned_subgraphs > 1 && r.peak_op >= 0) report["peak_runs"] = time_label(graph, r, r.peak_op);
+  if (!r.split_macs.empty()) {
+    nlohmann::json stages = nlohmann::json::array();
+    for (const StageMacs& stage : r.split_macs) {
+      stages.push_back({{"ops", {stage.stage.first_op, stage.stage.last_op}},
+                        {"axis", "height"},
+                        {"tiles", stage.stage.tiles},
+                        {"extra_macs", stage.extra()}});
+    }
+    report["macs"] = r.macs;
+    report["extra_macs"] = r.extra_macs();
+    report["extra_macs_percent"] = extra_macs_percent(r);
+    report["split"] = stages;
+  }
   return report;
 }
 
@@ -240,6 +257,14 @@ std::string plan_report_text(const Graph& graph, const PlanResult& r) {
     out += fmt::format("{:<34} {:>12} bytes (persistent, outside the plan)\n", "variable tensors", r.variable_bytes);
   }
   if (r.planned_subgraphs > 1 && r.peak_op >= 0) out += fmt::format("peak: {}\n", time_label(graph, r, r.peak_op));
+  for (const StageMacs& stage : r.split_macs) {
+    out += fmt::format("split ops {}-{} along the height into {} tiles: {} MACs, {} of them computed again\n",
+                       stage.stage.first_op, stage.stage.last_op, stage.stage.tiles, stage.split(), stage.extra());
+  }
+  if (!r.split_macs.empty()) {
+    out += fmt::format("MACs: {} unsplit, {} extra ({:.2f}%); live bytes and times are per step of the split schedule\n",
+                       r.macs, r.extra_macs(), extra_macs_percent(r));
+  }
   for (size_t s = 1; s < graph.subgraphs.size(); ++s) {
     MemoryProblem problem = build_memory_problem(graph.subgraphs[s]);
     out += fmt::format("subgraph {} '{}': {} ops, {} activation buffers, {} bytes naive, {} bytes lower bound\n", s,

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <type_traits>
 
@@ -60,11 +61,21 @@ Interpreter::Interpreter(const Graph& graph, TensorPlacement placement, Schedule
   for (size_t v = 0; v < schedule_.views.size(); ++v) {
     view_index_[static_cast<size_t>(schedule_.views[v].tensor)] = static_cast<int32_t>(v);
   }
+  band_rows_.assign(tensor_count, 0);
+  band_strides_.resize(tensor_count);
+  for (const BandBuffer& band : schedule_.band_buffers) {
+    const Shape& shape = subgraph_.tensors[static_cast<size_t>(band.tensor)].shape;
+    band_rows_[static_cast<size_t>(band.tensor)] = band.rows;
+    // Several batches: each batch's band follows the previous one's.
+    const int64_t row = int64_t{shape[2]} * shape[3];
+    if (shape[0] > 1) band_strides_[static_cast<size_t>(band.tensor)] = {band.rows * row, row, shape[3], 1};
+  }
   for (size_t t = 0; t < tensor_count; ++t) {
     const Tensor& tensor = flat_tensor(static_cast<int32_t>(t));
     const bool covered = t < subgraph_.tensors.size() || placement_.offsets[t] >= 0;
+    const int64_t stored_bytes = band_rows_[t] > 0 ? band_bytes(tensor, band_rows_[t]) : tensor.byte_size;
     if (covered && tflm_plans_tensor(tensor) && view_index_[t] < 0 &&
-        (placement_.offsets[t] < 0 || placement_.offsets[t] > placement_.arena_size - tensor.byte_size)) {
+        (placement_.offsets[t] < 0 || placement_.offsets[t] > placement_.arena_size - stored_bytes)) {
       throw Error(fmt::format("{}: tensor {} '{}' is not inside the {}-byte arena", graph.source, t, tensor.name,
                               placement_.arena_size));
     }
@@ -168,8 +179,16 @@ uint8_t* Interpreter::tensor_data(int32_t t) const {
   return nullptr;  // zero-size tensor
 }
 
+void Interpreter::require_whole(int32_t t) const {
+  if (band_rows_[static_cast<size_t>(t)] > 0) {
+    throw Error(fmt::format("{}: tensor {} '{}' is held as a band of {} rows; it is never whole in memory",
+                            graph_.source, t, flat_tensor(t).name, band_rows_[static_cast<size_t>(t)]));
+  }
+}
+
 std::span<const uint8_t> Interpreter::tensor_bytes(int32_t t) const {
   if (t < 0 || static_cast<size_t>(t) >= placement_.offsets.size()) throw Error(fmt::format("{}: no tensor {}", graph_.source, t));
+  require_whole(t);
   const Tensor& tensor = flat_tensor(t);
   if (view_of(t)) {
     throw Error(fmt::format("{}: tensor {} '{}' is a strided view into tensor {}; it has no bytes of its own",
@@ -182,6 +201,7 @@ std::span<const uint8_t> Interpreter::tensor_bytes(int32_t t) const {
 
 std::vector<uint8_t> Interpreter::tensor_contents(int32_t t) const {
   if (t < 0 || static_cast<size_t>(t) >= placement_.offsets.size()) throw Error(fmt::format("{}: no tensor {}", graph_.source, t));
+  require_whole(t);
   const Tensor& tensor = flat_tensor(t);
   const TensorView* view = view_of(t);
   if (!view) {
@@ -371,9 +391,39 @@ void Interpreter::run_subgraph(int32_t s, Memory& memory) const {
   }
 }
 
+void Interpreter::place_in_band(TensorRef& ref, std::span<const BandPosition> bands) const {
+  for (const BandPosition& band : bands) {
+    if (band.tensor != ref.index) continue;
+    // Row y is stored at band row y - first_row: the band's first byte is
+    // where row first_row would be (the address is only ever offset back
+    // into the band, so it is formed as an integer).
+    const Shape& shape = ref.tensor->shape;
+    const int64_t row_bytes = int64_t{shape[2]} * shape[3] * element_size(ref.tensor->type).value_or(1);
+    ref.data = reinterpret_cast<uint8_t*>(reinterpret_cast<uintptr_t>(ref.data) -
+                                          static_cast<uintptr_t>(band.first_row * row_bytes));
+    const std::vector<int64_t>& strides = band_strides_[static_cast<size_t>(ref.index)];
+    if (!strides.empty()) ref.strides = strides.data();
+    return;
+  }
+}
+
 template <class Memory>
 void Interpreter::eval_step(const ScheduleStep& step, Memory& memory) const {
-  eval_op(step.op, step.descending, step.region, memory);
+  if (step.bands.empty()) {
+    eval_op(step.op, step.descending, step.region, memory);
+    return;
+  }
+  // A step of a split stage: its band-buffered tensors indexed from their bands.
+  const PreparedOp& prepared = prepared_op(step.op);
+  std::vector<TensorRef> inputs = prepared.context.inputs, outputs = prepared.context.outputs;
+  for (TensorRef& ref : inputs) place_in_band(ref, step.bands);
+  for (TensorRef& ref : outputs) place_in_band(ref, step.bands);
+  prepared.kernel.eval(KernelIO{inputs, outputs, step.descending, step.region}, memory);
+}
+
+void Interpreter::run_address_only(AddressMemory& memory, size_t first_step, size_t end_step) const {
+  end_step = std::min(end_step, schedule_.steps.size());
+  for (size_t i = first_step; i < end_step; ++i) eval_step(schedule_.steps[i], memory);
 }
 
 void Interpreter::run(const OpObserver& after_op) {
@@ -385,6 +435,13 @@ void Interpreter::run(const OpObserver& after_op) {
 }
 
 void Interpreter::run_op(int32_t op) {
+  if (op >= 0 && static_cast<size_t>(op) < subgraph_.ops.size()) {
+    for (const std::vector<int32_t>* tensors : {&subgraph_.ops[static_cast<size_t>(op)].inputs, &subgraph_.ops[static_cast<size_t>(op)].outputs}) {
+      for (int32_t t : *tensors) {
+        if (t != kNoTensor) require_whole(t);
+      }
+    }
+  }
   DirectMemory memory;
   ScheduleStep step;
   step.op = op;
@@ -404,6 +461,7 @@ void Interpreter::set_tensor(int32_t t, std::span<const uint8_t> bytes) {
     throw Error(fmt::format("{}: tensor {} '{}' is a view into tensor {}; set the base tensor", graph_.source, t,
                             tensor.name, view_of(t)->base));
   }
+  require_whole(t);
   if (!bytes.empty()) std::memcpy(tensor_data(t), bytes.data(), bytes.size());
 }
 

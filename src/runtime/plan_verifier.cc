@@ -10,10 +10,15 @@ namespace dmo {
 
 VerifyResult verify_placement(const Graph& graph, const TensorPlacement& placement, std::span<const uint8_t> input,
                               KernelFamily family) {
-  const Subgraph& sg = graph.main();
-  // The placement is checked (and the ops prepared) before the reference runs.
   Schedule schedule = default_schedule(graph, placement.descending_ops);
   schedule.kernels = family;
+  return verify_placement(graph, placement, std::move(schedule), input);
+}
+
+VerifyResult verify_placement(const Graph& graph, const TensorPlacement& placement, Schedule schedule,
+                              std::span<const uint8_t> input) {
+  const Subgraph& sg = graph.main();
+  // The placement is checked (and the ops prepared) before the reference runs.
   Interpreter planned(graph, placement, std::move(schedule));
   Interpreter reference(graph, unshared_placement(sg));
   reference.set_inputs(input);

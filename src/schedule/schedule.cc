@@ -24,6 +24,25 @@ Schedule default_schedule(const Graph& graph, const std::vector<int32_t>& descen
   return schedule;
 }
 
+const BandBuffer* band_buffer_of(const Schedule& schedule, int32_t tensor) {
+  for (const BandBuffer& band : schedule.band_buffers) {
+    if (band.tensor == tensor) return &band;
+  }
+  return nullptr;
+}
+
+int64_t band_bytes(const Tensor& tensor, int32_t rows) {
+  if (tensor.shape.size() != 4 || tensor.shape[1] == 0) return tensor.byte_size;
+  return tensor.byte_size / tensor.shape[1] * rows;
+}
+
+bool runs_in_split_stage(const Schedule& schedule, int32_t op) {
+  for (const SplitStage& stage : schedule.stages) {
+    if (op >= stage.first_op && op <= stage.last_op) return true;
+  }
+  return false;
+}
+
 std::vector<int32_t> descending_ops(const Schedule& schedule) {
   std::vector<int32_t> ops;
   for (const ScheduleStep& step : schedule.steps) {
@@ -50,6 +69,73 @@ std::pair<int64_t, int64_t> view_extent(const TensorView& view, const Tensor& te
     (span < 0 ? low : high) += span;
   }
   return {low, high};
+}
+
+// Band buffers hold rows of NHWC intermediates, and every step touching
+// one says where its band starts, with the rows it writes inside the band.
+void check_band_buffers(const Graph& graph, const Schedule& schedule) {
+  const Subgraph& sg = graph.main();
+  auto is_graph_boundary = [&](int32_t t) {
+    return std::find(sg.inputs.begin(), sg.inputs.end(), t) != sg.inputs.end() ||
+           std::find(sg.outputs.begin(), sg.outputs.end(), t) != sg.outputs.end();
+  };
+  std::vector<char> banded(sg.tensors.size(), 0);
+  for (const BandBuffer& band : schedule.band_buffers) {
+    auto fail = [&](const std::string& what) {
+      throw Error(fmt::format("{}: band buffer of tensor {}: {}", graph.source, band.tensor, what));
+    };
+    if (band.tensor < 0 || static_cast<size_t>(band.tensor) >= sg.tensors.size()) {
+      fail(fmt::format("subgraph 0 has {} tensors", sg.tensors.size()));
+    }
+    const Tensor& t = sg.tensors[static_cast<size_t>(band.tensor)];
+    if (banded[static_cast<size_t>(band.tensor)]++) fail("the tensor already has a band buffer");
+    if (t.shape.size() != 4) fail(fmt::format("a {}-D tensor; bands are rows of NHWC", t.shape.size()));
+    if (t.is_constant || t.is_variable || is_graph_boundary(band.tensor)) fail("bands are for intermediate tensors only");
+    if (band.rows < 1 || band.rows > t.shape[1]) fail(fmt::format("{} rows of a tensor of {}", band.rows, t.shape[1]));
+    for (const TensorView& v : schedule.views) {
+      if (v.tensor == band.tensor || v.base == band.tensor) fail("a band-buffered tensor cannot take part in a view");
+    }
+  }
+  for (size_t i = 0; i < schedule.steps.size(); ++i) {
+    const ScheduleStep& step = schedule.steps[i];
+    auto fail = [&](const std::string& what) {
+      throw Error(fmt::format("{}: schedule step {} (op {}): {}", graph.source, i, step.op, what));
+    };
+    const Op& op = sg.ops[static_cast<size_t>(step.op)];
+    auto position = [&](int32_t t) -> const BandPosition* {
+      for (const BandPosition& p : step.bands) {
+        if (p.tensor == t) return &p;
+      }
+      return nullptr;
+    };
+    for (const BandPosition& p : step.bands) {
+      const BandBuffer* band = band_buffer_of(schedule, p.tensor);
+      if (band == nullptr) fail(fmt::format("a band position for tensor {}, which has no band buffer", p.tensor));
+      const bool touched = std::find(op.inputs.begin(), op.inputs.end(), p.tensor) != op.inputs.end() ||
+                           std::find(op.outputs.begin(), op.outputs.end(), p.tensor) != op.outputs.end();
+      if (!touched) fail(fmt::format("a band position for tensor {}, which the op does not touch", p.tensor));
+      const int32_t height = sg.tensors[static_cast<size_t>(p.tensor)].shape[1];
+      if (p.first_row < 0 || p.first_row >= height) {
+        fail(fmt::format("the band of tensor {} starts at row {} of {}", p.tensor, p.first_row, height));
+      }
+    }
+    auto require_position = [&](int32_t t) {
+      if (t != kNoTensor && band_buffer_of(schedule, t) && !position(t)) {
+        fail(fmt::format("tensor {} is band-buffered but the step does not say where its band starts", t));
+      }
+    };
+    for (int32_t t : op.inputs) require_position(t);
+    for (int32_t t : op.outputs) require_position(t);
+    if (op.outputs.empty()) continue;
+    const BandBuffer* out_band = band_buffer_of(schedule, op.outputs[0]);
+    if (out_band == nullptr) continue;
+    const IndexRange rows = step.region.rows(sg.tensors[static_cast<size_t>(op.outputs[0])].shape[1]);
+    const int32_t first = position(op.outputs[0])->first_row;
+    if (rows.begin < first || rows.end > first + out_band->rows) {
+      fail(fmt::format("it writes rows [{}, {}) of tensor {}, outside its band [{}, {})", rows.begin, rows.end,
+                       op.outputs[0], first, first + out_band->rows));
+    }
+  }
 }
 
 }  // namespace
@@ -79,6 +165,7 @@ void check_schedule(const Graph& graph, const Schedule& schedule) {
                        r.row_end, r.col_begin, r.col_end, shape_to_string(out.shape)));
     }
   }
+  check_band_buffers(graph, schedule);
   const Subgraph& sg = graph.main();
   std::vector<char> viewed(sg.tensors.size(), 0);
   for (size_t i = 0; i < schedule.views.size(); ++i) {

@@ -12,6 +12,7 @@
 #include "io_files.h"
 #include "kernels_option.h"
 #include "progress.h"
+#include "split_option.h"
 
 namespace dmo::cli {
 
@@ -26,6 +27,7 @@ Command add_plan_command(CLI::App& app) {
     std::string walks = "any";
     std::string dump_problem;
     std::string kernels = "tflm-reference";
+    std::vector<std::string> split;
   };
   auto options = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("plan", "Arena figures of a model: naive, TFLM's greedy planner, lower bound");
@@ -45,11 +47,13 @@ Command add_plan_command(CLI::App& app) {
                   "output descending, as dmo's runtime can) or ascending (TFLite's order only, what TFLM runs)")
       ->check(CLI::IsMember({"any", "ascending"}));
   add_kernels_option(cmd, options->kernels, "default tflm-reference; a cmsis family walks ascending only");
+  add_split_option(cmd, options->split);
   cmd->add_option("--dump-problem", options->dump_problem,
                   "write the problem dmo's planner solved (buffers, lifetimes, overlap pairs) to this JSON file, "
                   "for `dmo solve`");
   cmd->add_option("--svg", options->svg, "draw the arena over time, TFLM's plan beside dmo's, into this SVG file");
   return [options] {
+    const std::vector<SplitStage> split = split_stages(options->split);
     Graph graph = load_model(options->model);
     for (const UnwrittenRead& read : unwritten_read_tensors(graph.main())) {
       std::cerr << "warning: " << describe_unwritten_read(graph.main(), read) << '\n';
@@ -62,6 +66,7 @@ Command add_plan_command(CLI::App& app) {
     report_options.alignment = options->alignment;
     report_options.allow_descending = options->walks == "any";
     report_options.families = kernel_families(options->kernels);
+    report_options.split = split;
     report_options.progress = progress_reporter("plan", "safe overlaps", "op walks");
     PlanResult report = plan_model(graph, report_options);
     if (!options->dump_problem.empty()) write_text_file(options->dump_problem, problem_json(report.problem));

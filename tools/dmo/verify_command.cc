@@ -10,6 +10,7 @@
 #include "io_files.h"
 #include "kernels_option.h"
 #include "progress.h"
+#include "split_option.h"
 
 namespace dmo::cli {
 
@@ -77,6 +78,7 @@ Command add_verify_command(CLI::App& app) {
     uint32_t seed = 1;
     bool json = false;
     std::string kernels = "tflm-reference";
+    std::vector<std::string> split;
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
@@ -94,12 +96,14 @@ Command add_verify_command(CLI::App& app) {
   add_kernels_option(cmd, o->kernels,
                      "default tflm-reference; dmo's plan is made for the families named, and the plan is run "
                      "and validated with each family's kernels in turn");
+  add_split_option(cmd, o->split);
   return [o] {
+    const std::vector<SplitStage> split = split_stages(o->split);
     Graph graph = load_model(o->model);
     std::vector<uint8_t> input = load_input(graph, o->input, o->seed);
     const std::vector<KernelFamily> families = kernel_families(o->kernels);
     const PlanToVerify plan = choose_plan_to_verify(
-        graph, o->plan, progress_reporter("verify", "planning: safe overlaps", "op walks"), families);
+        graph, o->plan, progress_reporter("verify", "planning: safe overlaps", "op walks"), families, split);
     bool all_ok = true;
     nlohmann::json by_kernels = nlohmann::json::array();
     for (KernelFamily family : families) {
@@ -107,7 +111,7 @@ Command add_verify_command(CLI::App& app) {
                                           "arena byte", kernel_family_name(family)));
       const VerifyResult result = verify_plan(graph, plan.placement, input,
                                               progress_reporter("verify", "validating: safe overlaps", "op walks"),
-                                              family);
+                                              family, split);
       all_ok = all_ok && result.ok();
       if (o->json) {
         nlohmann::json j = verify_json(graph, plan, result);

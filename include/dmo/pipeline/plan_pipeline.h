@@ -16,6 +16,7 @@
 #include "dmo/plan/tflm_scratch_buffers.h"
 #include "dmo/runtime/tensor_placement.h"
 #include "dmo/schedule/schedule.h"
+#include "dmo/transform/split_macs.h"
 
 namespace dmo {
 
@@ -34,6 +35,11 @@ struct PlanOptions {
   // per op the least O_s over them, and room for the largest scratch
   // buffers any of them requests. A cmsis family walks ascending only.
   std::vector<KernelFamily> families = {KernelFamily::kTflmReference};
+  // Split stages (transform/split_schedule.h): their ops run tile by tile,
+  // each intermediate held as its largest band and live only during its
+  // stage. Their ops' overlap pairs are left out of the problem (a band
+  // step's access order is not the whole op's). dmo's reference kernels only.
+  std::vector<SplitStage> split = {};
   // Progress of the slow step, finding each op's safe overlaps (see SafeOverlapOptions::progress).
   std::function<void(size_t done, size_t total)> progress = nullptr;
 };
@@ -80,6 +86,11 @@ struct PlanResult {
   Plan dmo_ascending;  // ascending walks only (TFLM's kernels); == dmo when descending is not allowed
   int64_t lower_bound_overlap_per_op_bytes = 0;  // live bytes less the op's O_s, at the worst op
   int64_t lower_bound_overlap_bytes = 0;         // the same, tightened by chains of forced overlaps
+  // Computation (transform/split_macs.h): the model's MACs unsplit, and per
+  // split stage its MACs unsplit and tile by tile.
+  int64_t macs = 0;
+  std::vector<StageMacs> split_macs;
+  int64_t extra_macs() const;
 };
 
 // Schedule, safe overlaps, TFLM's plan, dmo's plans and bounds, every plan

@@ -1,7 +1,8 @@
 // The memory problem under an execution schedule: lifetimes with time =
 // step (schedule_lifetimes), and each tensor view as an alias of its base
 // (the view's buffer at the base's offset plus the view's first byte), so
-// producers writing into a concatenation share its bytes.
+// producers writing into a concatenation share its bytes; a split stage's
+// band-buffered intermediate sized as its band (schedule.h).
 //
 // A model of several subgraphs is planned whole, as TFLM allocates it
 // (model/model_timeline.h): buffers for every subgraph's tensors (flat

@@ -14,6 +14,7 @@
 #include "dmo/ops/kernel_family.h"
 #include "dmo/runtime/plan_verifier.h"
 #include "dmo/runtime/tensor_placement.h"
+#include "dmo/schedule/split_stage.h"
 
 namespace dmo {
 
@@ -39,9 +40,11 @@ struct PlanToVerify {
 // `progress` is told of the safe-overlap analysis (SafeOverlapOptions::progress).
 using VerifyProgress = std::function<void(size_t done, size_t total)>;
 // `families`: the kernels the plan must be safe for (dmo's plan is made for
-// them; each must have a kernel for every op).
+// them; each must have a kernel for every op). `split`: the split stages
+// the plan runs (pipeline/plan_pipeline.h); with them, "" is dmo's plan.
 PlanToVerify choose_plan_to_verify(const Graph& graph, const std::string& plan, const VerifyProgress& progress = nullptr,
-                                   const std::vector<KernelFamily>& families = {KernelFamily::kTflmReference});
+                                   const std::vector<KernelFamily>& families = {KernelFamily::kTflmReference},
+                                   const std::vector<SplitStage>& split = {});
 
 // The offline plan's offsets for the tensors of subgraph 0, every op walking
 // ascending as TFLM's kernels do; tensors it leaves to TFLM (-1) are put
@@ -55,9 +58,12 @@ PlanToVerify offline_placement(const Graph& graph);
 // algorithmic O_s of the walk the placement declares, by `family`'s
 // kernels (not floored to an alignment, and no alignment required). Empty
 // when valid.
+// With `split`, the schedule runs those stages: their intermediates are
+// their bands, and their ops may not overlap their inputs.
 std::vector<std::string> validate_placement(const Graph& graph, const TensorPlacement& placement,
                                             const VerifyProgress& progress = nullptr,
-                                            KernelFamily family = KernelFamily::kTflmReference);
+                                            KernelFamily family = KernelFamily::kTflmReference,
+                                            const std::vector<SplitStage>& split = {});
 
 // The checked run (verify_placement), then the validator's findings and the
 // tensors read but never written added.
@@ -65,6 +71,7 @@ std::vector<std::string> validate_placement(const Graph& graph, const TensorPlac
 // no kernel.
 VerifyResult verify_plan(const Graph& graph, const TensorPlacement& placement, std::span<const uint8_t> input,
                          const VerifyProgress& progress = nullptr,
-                         KernelFamily family = KernelFamily::kTflmReference);
+                         KernelFamily family = KernelFamily::kTflmReference,
+                         const std::vector<SplitStage>& split = {});
 
 }  // namespace dmo

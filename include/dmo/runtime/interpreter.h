@@ -60,6 +60,12 @@ class Interpreter {
   // Writes bytes into a tensor's storage (for feeding one op in tests and tools).
   // Tensor indices here are flat (subgraph 0's are its own).
   void set_tensor(int32_t tensor, std::span<const uint8_t> bytes);
+  // Runs steps [first_step, end_step) of the schedule with the address-only
+  // policy (ops/memory_policy.h): their reads and writes in order, indexed
+  // densely in each tensor, as if each step ran whole in memory (a split
+  // stage's band buffers are invisible to it). Inputs must hold values an
+  // op may index by (nothing is read from memory).
+  void run_address_only(AddressMemory& memory, size_t first_step = 0, size_t end_step = SIZE_MAX) const;
   // Runs with the checking policy over the whole arena (ops/memory_policy.h):
   // every clobber, contiguous runs within an op merged. Graph inputs hold
   // their values from the start; tensors read but never written
@@ -69,6 +75,7 @@ class Interpreter {
   std::optional<Clobber> run_checked(const OpObserver& after_op = {});
 
   // A tensor's bytes in dense order (gathered when it is a strided view).
+  // A band-buffered tensor (a split stage's intermediate) has none: dmo::Error.
   std::vector<uint8_t> tensor_contents(int32_t tensor) const;
   // A tensor's storage; a strided view has none of its own (use tensor_contents).
   std::span<const uint8_t> tensor_bytes(int32_t tensor) const;
@@ -85,6 +92,9 @@ class Interpreter {
 
  private:
   uint8_t* tensor_data(int32_t tensor) const;
+  void require_whole(int32_t tensor) const;
+  // Points `ref` at its band when `bands` holds its tensor.
+  void place_in_band(TensorRef& ref, std::span<const BandPosition> bands) const;
   const TensorView* view_of(int32_t tensor) const;
   void reset_variables();
   ArenaTenancy arena_tenancy() const;
@@ -107,6 +117,8 @@ class Interpreter {
   TensorPlacement placement_;
   Schedule schedule_;
   std::vector<int32_t> view_index_;          // per tensor: index into schedule_.views, -1 for none
+  std::vector<int32_t> band_rows_;           // per tensor: rows of its band buffer, 0 when stored whole
+  std::vector<std::vector<int64_t>> band_strides_;  // per band tensor of several batches: its band's strides
   std::vector<int32_t> last_step_of_op_;     // per op: the last step that runs it (-1: none)
   bool is_last_step(size_t step) const {
     return last_step_of_op_[static_cast<size_t>(schedule_.steps[step].op)] == static_cast<int32_t>(step);

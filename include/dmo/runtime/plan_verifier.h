@@ -15,6 +15,7 @@
 #include "dmo/ops/memory_policy.h"
 #include "dmo/runtime/tensor_placement.h"
 #include "dmo/runtime/unwritten_reads.h"
+#include "dmo/schedule/schedule.h"
 
 namespace dmo {
 
@@ -56,5 +57,9 @@ std::string describe_unwritten_read(const Subgraph& subgraph, const UnwrittenRea
 // run the unshared reference (every family computes TFLM's values).
 VerifyResult verify_placement(const Graph& graph, const TensorPlacement& placement, std::span<const uint8_t> input,
                               KernelFamily family = KernelFamily::kTflmReference);
+// The same with the placement's tensors run by `schedule` (its walks, split
+// stages and kernel family); the unshared reference runs every op whole.
+VerifyResult verify_placement(const Graph& graph, const TensorPlacement& placement, Schedule schedule,
+                              std::span<const uint8_t> input);
 
 }  // namespace dmo

@@ -8,6 +8,8 @@
 // inside another one (a producer writing straight into its slice of a
 // concatenation): element i of the tensor's dense row-major order lives at
 // element `offset + sum(coords(i)[d] * strides[d])` of its base tensor.
+// A band buffer stores only some rows of an intermediate of a split stage
+// (schedule/split_stage.h): each step names the first row its band holds.
 #pragma once
 
 #include <cstdint>
@@ -17,14 +19,30 @@
 #include "dmo/model/graph.h"
 #include "dmo/ops/kernel_family.h"
 #include "dmo/ops/output_region.h"
+#include "dmo/schedule/split_stage.h"
 
 namespace dmo {
+
+// Where the band of a band-buffered tensor starts during one step: row y of
+// the tensor is stored at row y - first_row of its band buffer.
+struct BandPosition {
+  int32_t tensor = 0;
+  int32_t first_row = 0;
+};
 
 struct ScheduleStep {
   int32_t subgraph = 0;
   int32_t op = 0;
   bool descending = false;  // walk the output from its last element to its first
   OutputRegion region;      // the part of output 0 this step computes
+  std::vector<BandPosition> bands;  // one per band-buffered tensor the op reads or writes
+};
+
+// An NHWC tensor stored as `rows` rows (per batch) instead of all of them:
+// only a band of it is in memory at a time.
+struct BandBuffer {
+  int32_t tensor = 0;
+  int32_t rows = 0;
 };
 
 struct TensorView {
@@ -39,7 +57,20 @@ struct Schedule {
   std::vector<TensorView> views;
   // The kernels every step runs: their loop order decides each op's O_s.
   KernelFamily kernels = KernelFamily::kTflmReference;
+  // The split stages the steps run tile by tile (transform/split_schedule.h)
+  // and the band buffers of their intermediates.
+  std::vector<SplitStage> stages;
+  std::vector<BandBuffer> band_buffers;
 };
+
+// The band buffer of `tensor`, nullptr when it is stored whole.
+const BandBuffer* band_buffer_of(const Schedule& schedule, int32_t tensor);
+
+// Bytes of a band of `rows` rows of an NHWC tensor.
+int64_t band_bytes(const Tensor& tensor, int32_t rows);
+
+// Whether `op` runs inside one of the schedule's split stages.
+bool runs_in_split_stage(const Schedule& schedule, int32_t op);
 
 // One whole-output, ascending step per op of subgraph 0, in file order.
 Schedule default_schedule(const Graph& graph);
@@ -57,7 +88,10 @@ std::vector<int32_t> last_step_of_ops(const Schedule& schedule, size_t op_count)
 // Throws dmo::Error naming the step or view when the schedule does not fit
 // the graph: subgraph or op out of range, a region outside the output or on
 // an output that is not NHWC, a view whose elements fall outside its base
-// or whose types differ, a tensor viewed twice or into itself.
+// or whose types differ, a tensor viewed twice or into itself, a band
+// buffer of a tensor that is not an NHWC intermediate, a step touching a
+// band-buffered tensor without saying where its band starts, or writing
+// rows outside it.
 void check_schedule(const Graph& graph, const Schedule& schedule);
 
 // The views that make the producers of a CONCATENATION's inputs write

@@ -1,0 +1,43 @@
+// The tiling of a split stage (schedule/split_stage.h): a chain of
+// consecutive ops of subgraph 0, each op's output 0 used only by the next
+// op, as its input 0. The last output's rows are split as evenly as
+// possible into the tiles; each op's band per tile follows backwards
+// through the receptive fields (transform/receptive_field.h), so the
+// earlier ops compute the halo rows of neighbouring tiles again.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "dmo/model/graph.h"
+#include "dmo/ops/output_region.h"
+#include "dmo/schedule/split_stage.h"
+
+namespace dmo {
+
+struct StageTiling {
+  SplitStage stage;
+  // [tile][op - first_op]: the output rows that op computes in that tile.
+  std::vector<std::vector<IndexRange>> rows;
+  // [op - first_op]: the op's output tensor and, for the intermediates
+  // (every op but the last), the largest band over the tiles.
+  std::vector<int32_t> outputs;
+  std::vector<int32_t> band_rows;
+
+  int32_t op_count() const { return stage.last_op - stage.first_op + 1; }
+};
+
+// Throws dmo::Error, naming the op, when the stage is not a splittable
+// chain: ops out of range or reversed, an op's output not used by the next
+// op alone as its input 0 (a branch, a graph output, an op in between), an
+// op kind that cannot be split along the height axis, or more tiles than
+// the last output has rows.
+StageTiling tile_stage(const Graph& graph, const SplitStage& stage);
+
+// "FIRST-LAST:TILES" (e.g. "1-2:4") as a height split; throws dmo::Error
+// naming the spec when it is malformed. The chain itself is checked by
+// tile_stage.
+SplitStage parse_split_spec(const std::string& spec);
+
+}  // namespace dmo

@@ -1,0 +1,106 @@
+#include "dmo/transform/receptive_field.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <variant>
+
+#include "dmo/ops/padding.h"
+
+namespace dmo {
+
+namespace {
+
+// Element-wise and activation ops of one input: output row y is computed
+// from input row y alone.
+bool is_row_preserving(OpKind kind) {
+  switch (kind) {
+    case OpKind::kRelu:
+    case OpKind::kRelu6:
+    case OpKind::kReluN1To1:
+    case OpKind::kLeakyRelu:
+    case OpKind::kLogistic:
+    case OpKind::kTanh:
+    case OpKind::kHardSwish:
+    case OpKind::kQuantize:
+    case OpKind::kDequantize:
+      return true;
+    default:
+      return false;
+  }
+}
+
+struct WindowParams {
+  int32_t filter_height = 1, stride = 1, dilation = 1;
+};
+
+}  // namespace
+
+bool splits_along_height(OpKind kind) {
+  return kind == OpKind::kConv2D || kind == OpKind::kDepthwiseConv2D || kind == OpKind::kAveragePool2D ||
+         kind == OpKind::kMaxPool2D;
+}
+
+RowWindow row_preserving_window(int32_t height) { return RowWindow{height, height, 1, 1, 1, 0}; }
+
+std::optional<RowWindow> row_window(const Subgraph& subgraph, int32_t op_index, std::string* why) {
+  auto refuse = [&](const std::string& what) -> std::optional<RowWindow> {
+    if (why) *why = what;
+    return std::nullopt;
+  };
+  const Op& op = subgraph.ops.at(static_cast<size_t>(op_index));
+  const auto kind = static_cast<OpKind>(op.builtin_code);
+  if (!splits_along_height(kind) && !is_row_preserving(kind)) return refuse("its rows do not follow a window");
+  if (op.inputs.empty() || op.inputs[0] == kNoTensor || op.outputs.empty()) return refuse("it has no input or output");
+  const Shape& in = subgraph.tensors[static_cast<size_t>(op.inputs[0])].shape;
+  const Shape& out = subgraph.tensors[static_cast<size_t>(op.outputs[0])].shape;
+  if (in.size() != 4 || out.size() != 4) return refuse("its input and output are not NHWC");
+  if (in[0] != out[0]) return refuse("its input and output batches differ");
+  if (is_row_preserving(kind)) {
+    if (in != out) return refuse("its input and output shapes differ");
+    return row_preserving_window(out[1]);
+  }
+  WindowParams p;
+  if (const auto* conv = std::get_if<Conv2DParams>(&op.params)) {
+    if (op.inputs.size() < 2 || op.inputs[1] == kNoTensor) return refuse("it has no filter");
+    const Shape& filter = subgraph.tensors[static_cast<size_t>(op.inputs[1])].shape;
+    if (filter.size() != 4) return refuse("its filter is not 4-D");
+    p = {filter[1], conv->stride_h, conv->dilation_h};
+  } else if (const auto* dw = std::get_if<DepthwiseConv2DParams>(&op.params)) {
+    if (op.inputs.size() < 2 || op.inputs[1] == kNoTensor) return refuse("it has no filter");
+    const Shape& filter = subgraph.tensors[static_cast<size_t>(op.inputs[1])].shape;
+    if (filter.size() != 4) return refuse("its filter is not 4-D");
+    p = {filter[1], dw->stride_h, dw->dilation_h};
+  } else if (const auto* pool = std::get_if<Pool2DParams>(&op.params)) {
+    p = {pool->filter_h, pool->stride_h, 1};
+  } else {
+    return refuse("it carries no window parameters");
+  }
+  if (p.filter_height < 1 || p.stride < 1 || p.dilation < 1) {
+    return refuse(fmt::format("filter height {}, stride {}, dilation {}", p.filter_height, p.stride, p.dilation));
+  }
+  RowWindow w{in[1], out[1], p.filter_height, p.stride, p.dilation, 0};
+  // The model's output height fixes the padding, as in TFLite Micro.
+  w.pad_before = window_padding_before(w.input_height, w.filter_height, w.stride, w.dilation, w.output_height);
+  return w;
+}
+
+IndexRange input_rows(const RowWindow& w, IndexRange rows) {
+  // The lowest and highest tap inside the input over the band's rows: with
+  // dilation the taps of rows near a border may skip the input's first or
+  // last rows, so every tap is looked at (a band has few rows).
+  int64_t lowest = w.input_height, highest = -1;
+  for (int32_t y = rows.begin; y < rows.end; ++y) {
+    const int64_t origin = int64_t{y} * w.stride - w.pad_before;
+    for (int32_t k = 0; k < w.filter_height; ++k) {
+      const int64_t row = origin + int64_t{k} * w.dilation;
+      if (row < 0 || row >= w.input_height) continue;
+      lowest = std::min(lowest, row);
+      highest = std::max(highest, row);
+    }
+  }
+  if (highest < lowest) return {0, 0};
+  return {static_cast<int32_t>(lowest), static_cast<int32_t>(highest + 1)};
+}
+
+}  // namespace dmo

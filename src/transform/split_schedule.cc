@@ -1,0 +1,67 @@
+#include "dmo/transform/split_schedule.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "dmo/error.h"
+
+namespace dmo {
+
+std::vector<StageTiling> stage_tilings(const Graph& graph, const Schedule& schedule) {
+  std::vector<StageTiling> tilings;
+  for (const SplitStage& stage : schedule.stages) tilings.push_back(tile_stage(graph, stage));
+  return tilings;
+}
+
+Schedule split_schedule(const Graph& graph, const std::vector<SplitStage>& stages,
+                        const std::vector<int32_t>& descending) {
+  const Subgraph& sg = graph.main();
+  Schedule schedule;
+  schedule.stages = stages;
+  std::vector<StageTiling> tilings = stage_tilings(graph, schedule);
+  // The stage (index into tilings) each op runs in, -1 for none.
+  std::vector<int32_t> stage_of(sg.ops.size(), -1);
+  for (size_t s = 0; s < tilings.size(); ++s) {
+    const SplitStage& stage = tilings[s].stage;
+    for (int32_t op = stage.first_op; op <= stage.last_op; ++op) {
+      int32_t& owner = stage_of[static_cast<size_t>(op)];
+      if (owner >= 0) {
+        throw Error(fmt::format("{}: split: op {} ({}) is in two stages", graph.source, op,
+                                sg.ops[static_cast<size_t>(op)].name()));
+      }
+      owner = static_cast<int32_t>(s);
+    }
+  }
+  for (int32_t op = 0; op < static_cast<int32_t>(sg.ops.size()); ++op) {
+    if (stage_of[static_cast<size_t>(op)] < 0) {
+      ScheduleStep step;
+      step.op = op;
+      step.descending = std::find(descending.begin(), descending.end(), op) != descending.end();
+      schedule.steps.push_back(step);
+      continue;
+    }
+    const StageTiling& tiling = tilings[static_cast<size_t>(stage_of[static_cast<size_t>(op)])];
+    const int32_t n = tiling.op_count();
+    for (int32_t k = 0; k + 1 < n; ++k) {
+      schedule.band_buffers.push_back({tiling.outputs[static_cast<size_t>(k)], tiling.band_rows[static_cast<size_t>(k)]});
+    }
+    for (const std::vector<IndexRange>& rows : tiling.rows) {
+      for (int32_t k = 0; k < n; ++k) {
+        ScheduleStep step;
+        step.op = tiling.stage.first_op + k;
+        step.region.row_begin = rows[static_cast<size_t>(k)].begin;
+        step.region.row_end = rows[static_cast<size_t>(k)].end;
+        // The band this tile reads from (the previous op's) and the one it writes.
+        if (k > 0) step.bands.push_back({tiling.outputs[static_cast<size_t>(k - 1)], rows[static_cast<size_t>(k - 1)].begin});
+        if (k + 1 < n) step.bands.push_back({tiling.outputs[static_cast<size_t>(k)], rows[static_cast<size_t>(k)].begin});
+        schedule.steps.push_back(std::move(step));
+      }
+    }
+    op = tiling.stage.last_op;
+  }
+  check_schedule(graph, schedule);
+  return schedule;
+}
+
+}  // namespace dmo
