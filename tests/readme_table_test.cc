@@ -64,7 +64,8 @@ std::vector<std::string> split_cells(const std::string& line) {
 // The first table under the "## Reference figures" heading; empty when absent.
 ReferenceTable read_reference_table() {
   ReferenceTable table;
-  std::ifstream in(std::string(DMO_SOURCE_DIR) + "/README.md");
+  const std::filesystem::path readme = std::filesystem::path(DMO_SOURCE_DIR) / "README.md";
+  std::ifstream in(readme);
   std::string line;
   bool in_section = false;
   int number = 0;

@@ -35,7 +35,7 @@ struct ScheduleStep {
   int32_t op = 0;
   bool descending = false;  // walk the output from its last element to its first
   OutputRegion region;      // the part of output 0 this step computes
-  std::vector<BandPosition> bands;  // one per band-buffered tensor the op reads or writes
+  std::vector<BandPosition> bands = {};  // one per band-buffered tensor the op reads or writes
 };
 
 // An NHWC tensor stored as `rows` rows (per batch) instead of all of them:
