@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "cmsis_nn_kernels.h"
+#include "requantize_s64.h"
 #include "dmo/model/data_type.h"
 #include "dmo/ops/fixed_point.h"
 #include "dmo/ops/kernels.h"
@@ -98,11 +99,7 @@ struct CmsisBatchMatMulKernel {
     if constexpr (std::is_same_v<T, int8_t>) {
       return multiply_by_quantized_multiplier(acc, multiplier);
     } else {
-      // arm_nn_requantize_s64 with REDUCE_MULTIPLIER's 16-bit multiplier.
-      const int64_t reduced = multiplier.multiplier < 0x7FFF0000 ? (multiplier.multiplier + (1 << 15)) >> 16 : 0x7FFF;
-      const auto product = static_cast<int64_t>(static_cast<uint64_t>(acc) * static_cast<uint64_t>(reduced));
-      const auto halved = static_cast<int32_t>(product >> std::min(14 - multiplier.shift, 63));
-      return (halved + 1) >> 1;
+      return cmsis_requantize_s64(acc, multiplier);
     }
   }
 

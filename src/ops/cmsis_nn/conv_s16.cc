@@ -49,77 +49,28 @@
 #include <vector>
 
 #include "../conv2d/conv_quantization.h"
+#include "cmsis_conv_shape.h"
 #include "cmsis_nn_kernels.h"
+#include "requantize_s64.h"
 #include "dmo/ops/fixed_point.h"
 #include "dmo/ops/kernels.h"
-#include "dmo/ops/padding.h"
 
 namespace dmo {
 namespace {
 
-struct ConvS16Shape {
-  int32_t batches = 0;
-  int32_t input_height = 0, input_width = 0, input_depth = 0;
-  int32_t filter_height = 0, filter_width = 0;
-  int32_t output_height = 0, output_width = 0, output_depth = 0;
-  int32_t stride_height = 1, stride_width = 1;
-  int32_t dilation_height = 1, dilation_width = 1;
-  int32_t pad_height = 0, pad_width = 0;
-
-  // rhs_cols: one im2col column, one filter row.
-  int32_t column_length() const { return filter_height * filter_width * input_depth; }
-};
-
-// The shape the reference prepare has checked, in arm_convolve_s16's terms.
-ConvS16Shape conv_s16_shape(const OpContext& ctx, const Conv2DParams& params) {
-  const TensorRef& input = ctx.input(0);
-  const TensorRef& filter = ctx.input(1);
-  const TensorRef& output = ctx.output(0);
-  ConvS16Shape s;
-  s.batches = input.dim(0);
-  s.input_height = input.dim(1);
-  s.input_width = input.dim(2);
-  s.input_depth = input.dim(3);
-  s.filter_height = filter.dim(1);
-  s.filter_width = filter.dim(2);
-  s.output_height = output.dim(1);
-  s.output_width = output.dim(2);
-  s.output_depth = output.dim(3);
-  s.stride_height = params.stride_h;
-  s.stride_width = params.stride_w;
-  s.dilation_height = params.dilation_h;
-  s.dilation_width = params.dilation_w;
-  s.pad_height =
-      window_padding_before(s.input_height, s.filter_height, s.stride_height, s.dilation_height, s.output_height);
-  s.pad_width = window_padding_before(s.input_width, s.filter_width, s.stride_width, s.dilation_width, s.output_width);
-  return s;
-}
-
 // arm_convolve_s16_get_buffer_size without MVE, DSP or not: two int16
 // columns.
-int64_t scratch_bytes(const ConvS16Shape& s) {
+int64_t scratch_bytes(const CmsisConvShape& s) {
   return 2 * int64_t{s.input_depth} * s.filter_width * s.filter_height * static_cast<int64_t>(sizeof(int16_t));
 }
 
 // The pair kernel's 32-bit stretch of an int64-bias sum.
 constexpr int32_t kMaxColCount = 512;
 
-int32_t wrapping_add(int32_t a, int32_t b) {
-  return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
-}
-
-// arm_nn_requantize_s64: the product with REDUCE_MULTIPLIER's 16-bit
-// multiplier shifted by 14 - shift and truncated to 32 bits, then one
-// rounding halving (shift below 8, as the reference prepare requires).
-int32_t requantize_s64(int64_t acc, QuantizedMultiplier m) {
-  const int64_t reduced = m.multiplier < 0x7FFF0000 ? (m.multiplier + (1 << 15)) >> 16 : 0x7FFF;
-  const auto product = static_cast<int64_t>(static_cast<uint64_t>(acc) * static_cast<uint64_t>(reduced));
-  const auto truncated = static_cast<int32_t>(product >> (14 - m.shift));
-  return wrapping_add(truncated, 1) >> 1;
-}
+using fixed::wrapping_add;
 
 struct CmsisConvS16Kernel {
-  ConvS16Shape s;
+  CmsisConvShape s;
   bool int64_bias = false;  // else an int32 bias or none
   std::vector<QuantizedMultiplier> multipliers;
   QuantizedRange range{0, 0};
@@ -199,7 +150,7 @@ struct CmsisConvS16Kernel {
       return multiply_by_quantized_multiplier(wrapping_add(sum, bias), m);
     }
     const int64_t bias = io.has_input(2) ? mem.template load<int64_t>(io.input(2), channel) : 0;
-    return requantize_s64(int64_t{sum} + tail + bias, m);
+    return cmsis_requantize_s64(int64_t{sum} + tail + bias, m);
   }
 
   // What arm_nn_mat_mult_kernel_s16 computes for one channel and column.
@@ -246,12 +197,11 @@ std::optional<PreparedKernel> prepare_cmsis_nn_conv2d_s16(const OpContext& ctx) 
   // input and output, int8 filter, an int32 or int64 bias or none.
   const auto& params = std::get<Conv2DParams>(ctx.op->params);
   CmsisConvS16Kernel kernel;
-  kernel.s = conv_s16_shape(ctx, params);
-  const int32_t filter_depth = ctx.input(1).dim(3);
-  ctx.require(filter_depth == kernel.s.input_depth,
+  kernel.s = cmsis_conv_shape(ctx, params);
+  ctx.require(kernel.s.filter_depth == kernel.s.input_depth,
               fmt::format("grouped convolution (filter depth {}, input depth {}) is not supported by "
                           "arm_convolve_s16, which reads the filter with the input's depth",
-                          filter_depth, kernel.s.input_depth));
+                          kernel.s.filter_depth, kernel.s.input_depth));
   ConvRequantization q =
       per_channel_requantization(ctx, params.activation, kernel.s.output_depth, /*quantized_dimension=*/0);
   ctx.require(q.input_offset == 0 && q.output_offset == 0, "int16 input and output must have zero point 0");

@@ -50,9 +50,9 @@
 #include <variant>
 #include <vector>
 
+#include "cmsis_conv_shape.h"
 #include "cmsis_nn_kernels.h"
 #include "dmo/ops/kernels.h"
-#include "dmo/ops/padding.h"
 #include "../conv2d/conv_arithmetic.h"
 #include "../conv2d/conv_quantization.h"
 
@@ -61,57 +61,18 @@ namespace {
 
 enum class ConvPath { kOneByOneFast, kOneByOneStrided, kOneByN, kIm2col };
 
-struct ConvShape {
-  int32_t batches = 0;
-  int32_t input_height = 0, input_width = 0, input_depth = 0;
-  int32_t filter_height = 0, filter_width = 0, filter_depth = 0;
-  int32_t output_height = 0, output_width = 0, output_depth = 0;
-  int32_t stride_height = 1, stride_width = 1;
-  int32_t dilation_height = 1, dilation_width = 1;
-  int32_t pad_height = 0, pad_width = 0;
-
-  int32_t groups() const { return input_depth / filter_depth; }
-  int32_t channels_per_group() const { return output_depth / groups(); }
-  int32_t column_length() const { return filter_height * filter_width * filter_depth; }
-};
-
-ConvShape conv_shape(const OpContext& ctx, const Conv2DParams& params) {
-  const TensorRef& input = ctx.input(0);
-  const TensorRef& filter = ctx.input(1);
-  const TensorRef& output = ctx.output(0);
-  ConvShape s;
-  s.batches = input.dim(0);
-  s.input_height = input.dim(1);
-  s.input_width = input.dim(2);
-  s.input_depth = input.dim(3);
-  s.filter_height = filter.dim(1);
-  s.filter_width = filter.dim(2);
-  s.filter_depth = filter.dim(3);
-  s.output_height = output.dim(1);
-  s.output_width = output.dim(2);
-  s.output_depth = output.dim(3);
-  s.stride_height = params.stride_h;
-  s.stride_width = params.stride_w;
-  s.dilation_height = params.dilation_h;
-  s.dilation_width = params.dilation_w;
-  s.pad_height =
-      window_padding_before(s.input_height, s.filter_height, s.stride_height, s.dilation_height, s.output_height);
-  s.pad_width = window_padding_before(s.input_width, s.filter_width, s.stride_width, s.dilation_width, s.output_width);
-  return s;
-}
-
 // arm_convolve_wrapper_s8's first test (and its buffer-size twin's).
-bool is_unpadded_1x1(const ConvShape& s) {
+bool is_unpadded_1x1(const CmsisConvShape& s) {
   return s.pad_width == 0 && s.pad_height == 0 && s.filter_width == 1 && s.filter_height == 1 &&
          s.dilation_width == 1 && s.dilation_height == 1;
 }
 
-bool is_1xn(const ConvShape& s) {
+bool is_1xn(const CmsisConvShape& s) {
   return s.input_height == 1 && s.dilation_width == 1 && s.filter_height == 1 &&
          (int64_t{s.stride_width} * s.input_depth) % 4 == 0;
 }
 
-ConvPath select_path(const ConvShape& s) {
+ConvPath select_path(const CmsisConvShape& s) {
   const bool grouped = s.groups() > 1;
   if (is_unpadded_1x1(s) && !grouped) {
     return s.stride_width == 1 && s.stride_height == 1 ? ConvPath::kOneByOneFast : ConvPath::kOneByOneStrided;
@@ -126,7 +87,7 @@ ConvPath select_path(const ConvShape& s) {
 // the 1x1 kernels. It counts the input depth, not the filter depth, and
 // has no group test: for a grouped unpadded 1x1 layer it requests nothing
 // although the wrapper then runs arm_convolve_s8.
-int64_t scratch_bytes(const ConvShape& s) {
+int64_t scratch_bytes(const CmsisConvShape& s) {
   if (is_unpadded_1x1(s)) return 0;
   const int64_t columns = int64_t{s.filter_width} * s.filter_height * s.input_depth;
   const int64_t aligned = (columns + 3) / 4 * 4;
@@ -146,7 +107,7 @@ std::string implementation_name(ConvPath path, KernelFamily family) {
 using Arithmetic = QuantizedConvArithmetic<int8_t>;
 
 struct CmsisConvKernel {
-  ConvShape s;
+  CmsisConvShape s;
   ConvPath path = ConvPath::kIm2col;
   bool dsp = false;
   ConvRequantization requantization;
@@ -392,13 +353,13 @@ std::optional<PreparedKernel> prepare_cmsis_nn_conv2d(const OpContext& ctx) {
   const auto& params = std::get<Conv2DParams>(ctx.op->params);
 
   CmsisConvKernel kernel;
-  kernel.s = conv_shape(ctx, params);
+  kernel.s = cmsis_conv_shape(ctx, params);
   kernel.path = select_path(kernel.s);
   kernel.dsp = ctx.family == KernelFamily::kCmsisNnDsp;
   kernel.requantization =
       per_channel_requantization(ctx, params.activation, kernel.s.output_depth, /*quantized_dimension=*/0);
 
-  const ConvShape shape = kernel.s;
+  const CmsisConvShape shape = kernel.s;
   const ConvPath path = kernel.path;
   PreparedKernel prepared = PreparedKernel::of(std::move(kernel));
   prepared.implementation = implementation_name(path, ctx.family);

@@ -29,6 +29,7 @@
 
 #include "../fully_connected/int16_fully_connected_arithmetic.h"
 #include "cmsis_nn_kernels.h"
+#include "requantize_s64.h"
 #include "dmo/ops/kernels.h"
 
 namespace dmo {
@@ -37,18 +38,11 @@ namespace {
 // arm_nn_vec_mat_mult_t_s16's DSP path sums at most this many columns in 32 bits.
 constexpr int32_t kMaxFastColumns = 512;
 
-int32_t wrapping_add(int32_t a, int32_t b) {
-  return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
-}
+using fixed::wrapping_add;
 
-// arm_nn_requantize_s64 with REDUCE_MULTIPLIER, then the activation clamp.
+// arm_nn_requantize_s64, then the activation clamp.
 int16_t requantize_s64(int64_t sum, const Int16FullyConnectedArithmetic& a) {
-  const int32_t m = a.multiplier.multiplier;
-  const int32_t reduced = m < 0x7FFF0000 ? (m + (1 << 15)) >> 16 : 0x7FFF;
-  const int64_t product = static_cast<int64_t>(static_cast<uint64_t>(sum) * static_cast<uint64_t>(int64_t{reduced}));
-  const auto truncated = static_cast<int32_t>(product >> (14 - a.multiplier.shift));
-  const int32_t result = wrapping_add(truncated, 1) >> 1;
-  return static_cast<int16_t>(std::min(std::max(result, a.range.min), a.range.max));
+  return static_cast<int16_t>(std::min(std::max(cmsis_requantize_s64(sum, a.multiplier), a.range.min), a.range.max));
 }
 
 struct CmsisFullyConnectedS16 {

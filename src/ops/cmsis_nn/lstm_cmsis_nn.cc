@@ -57,6 +57,7 @@
 
 #include "../lstm/int16_sigmoid_tanh.h"
 #include "cmsis_nn_kernels.h"
+#include "requantize_s64.h"
 #include "dmo/model/data_type.h"
 #include "dmo/ops/fixed_point.h"
 #include "dmo/ops/kernels.h"
@@ -83,14 +84,6 @@ struct CmsisLstmGate {
 };
 
 int16_t clamp_q15(int32_t v) { return static_cast<int16_t>(std::clamp<int32_t>(v, -32768, 32767)); }
-
-// arm_nn_requantize_s64 with REDUCE_MULTIPLIER's 16-bit multiplier.
-int32_t requantize_s64(int64_t acc, QuantizedMultiplier m) {
-  const int64_t reduced = m.multiplier < 0x7FFF0000 ? (m.multiplier + (1 << 15)) >> 16 : 0x7FFF;
-  const auto product = static_cast<int64_t>(static_cast<uint64_t>(acc) * static_cast<uint64_t>(reduced));
-  const auto halved = static_cast<int32_t>(product >> std::min(14 - m.shift, 63));
-  return (halved + 1) >> 1;
-}
 
 template <typename Activation>
 struct CmsisLstmKernel {
@@ -195,7 +188,7 @@ struct CmsisLstmKernel {
           if constexpr (std::is_same_v<Activation, int8_t>) {
             scaled = multiply_by_quantized_multiplier(sum, multiplier);
           } else {
-            scaled = requantize_s64(sum, multiplier);
+            scaled = cmsis_requantize_s64(sum, multiplier);
           }
           dst[k] = clamp_q15(scaled + dst[k]);
         }

@@ -22,15 +22,14 @@
 
 #include "../elementwise.h"
 #include "../softmax/int16_softmax_tables.h"
+#include "../fixed_point_math.h"
 #include "cmsis_nn_kernels.h"
 #include "dmo/ops/kernels.h"
 
 namespace dmo {
 namespace {
 
-int32_t wrapping_add(int32_t a, int32_t b) {
-  return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
-}
+using fixed::wrapping_add;
 
 struct CmsisSoftmaxS16 {
   int64_t rows = 0, row_size = 0;
