@@ -15,6 +15,7 @@
 // sum does not, and it neither saturates the recentred sum nor clamps the
 // result to [0, 32767] (it truncates to int16); it rounds the product
 // with a shift by one less and a final (x + 1) >> 1, which rounds alike.
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <limits>
@@ -60,7 +61,9 @@ struct CmsisSoftmaxS16 {
       const auto recentred = static_cast<int16_t>(shifted_sum - 98304);
       const int32_t one_by_one_result = int16_table_lookup(recentred, one_by_one);
 
-      const int right_shift = 30 - headroom;
+      // Below 0 only for a sum under 2, which only the address-only
+      // policy's zero loads give (a real row holds its maximum's exp(0)).
+      const int right_shift = std::max(30 - headroom, 0);
       for (int64_t c = 0; c < row_size; ++c) {
         const int32_t scaled = (mem.template load<int16_t>(out, row + c) * one_by_one_result) >> right_shift;
         mem.template store<int16_t>(out, row + c, static_cast<int16_t>(wrapping_add(scaled, 1) >> 1));

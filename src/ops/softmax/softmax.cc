@@ -202,7 +202,10 @@ void SoftmaxInt16Kernel::eval(const KernelIO& io, Memory& mem) const {
     const int32_t recentred = std::clamp(shifted_sum - ((1 << 15) + (1 << 16)), -32768, 32767);
     const int16_t reciprocal = int16_table_lookup(static_cast<int16_t>(recentred), one_over_one_plus_x);
 
-    const int right_shift = 31 - headroom_plus_one;
+    // A real row sums to at least its maximum's exp(0); only the
+    // address-only policy, whose loads read zeros, sums below 2, where the
+    // shifts would be undefined: keep them defined there.
+    const int right_shift = std::max(31 - headroom_plus_one, 1);
     const int64_t rounding = int64_t{1} << (right_shift - 1);
     for (int64_t c = 0; c < shape.depth; ++c) {
       const auto result = static_cast<int32_t>(
