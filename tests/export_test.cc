@@ -28,6 +28,7 @@
 #include "dmo/zoo/zoo.h"
 #include "graph_equality.h"
 #include "plan_file_check.h"
+#include "test_build.h"
 #include "test_support.h"
 #include "tflite_subset_generated.h"
 #include "tflite_test_model.h"
@@ -518,7 +519,7 @@ TEST(ExportCli, WritesIntoAPipeWithoutReplacingIt) {
   ScratchDir dir;
   const std::string fifo = dir.file("plan.fifo"), copy = dir.file("copy.h");
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  const std::string command = "timeout 30 cat '" + fifo + "' > '" + copy + "' & '" + std::string(DMO_BINARY) +
+  const std::string command = "timeout 30 cat '" + fifo + "' > '" + copy + "' & '" + test::dmo_binary() +
                               "' export mobilenet_v1_0.25_96_int8 --c-header '" + fifo +
                               "' >/dev/null 2>&1; status=$?; wait; exit $status";
   EXPECT_EQ(std::system(command.c_str()), 0) << command;

@@ -1,4 +1,5 @@
 #include "test_support.h"
+#include "test_build.h"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -150,7 +151,7 @@ CommandResult run_dmo(const std::vector<std::string>& args) {
   auto tmp = std::filesystem::temp_directory_path();
   static int counter = 0;
   std::string stem = (tmp / ("dmo_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++))).string();
-  std::string command = quote(DMO_BINARY);
+  std::string command = quote(dmo_binary());
   for (const auto& a : args) {
     command.push_back(' ');
     command += quote(a);

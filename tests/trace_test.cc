@@ -31,6 +31,7 @@
 #include "dmo/trace/graph_bundle.h"
 #include "dmo/trace/lackey_trace.h"
 #include "dmo/trace/valgrind_runner.h"
+#include "test_build.h"
 #include "test_support.h"
 #include "trace_programs/custom_kernels.h"
 #include "trace_programs/kernel_configs.h"
@@ -747,21 +748,15 @@ TEST(TraceCustomKernels, OutputChannelsOutermostConvIsSafeExactlyUpToItsOwnOverl
 
 // ------------------------------------------------------------ under valgrind
 
-std::string binary_dir() { return std::filesystem::path(DMO_BINARY).parent_path().string(); }
+std::string binary_dir() { return std::filesystem::path(test::dmo_binary()).parent_path().string(); }
 
 // Skips the test when traces cannot run here; fails when they should but
 // the programs were not built.
 #define DMO_REQUIRE_VALGRIND()                                                                       \
   do {                                                                                               \
-    if (kSanitized) GTEST_SKIP() << "sanitizer build: its programs cannot run under valgrind";       \
+    if (test::sanitized_build()) GTEST_SKIP() << "sanitizer build: its programs cannot run under valgrind";       \
     if (!valgrind_available()) GTEST_SKIP() << "valgrind is not installed: skipping the trace test"; \
   } while (0)
-
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
 
 TraceRunOptions quiet() {
   TraceRunOptions options;
