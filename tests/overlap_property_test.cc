@@ -226,6 +226,10 @@ const std::map<std::string, TightnessMinimum> kRealModelMinimum = {
     {"LEAKY_RELU", {1, 1, 1}},
     {"MAXIMUM", {1, 1, 1}},
     {"MINIMUM", {1, 1, 1}},
+    // Block copies in their worst order: CONCATENATION's closed form is its
+    // kernel's exact value; STRIDED_SLICE's rows are only bounded by 0.
+    {"CONCATENATION", {1, 1, 1}},
+    {"STRIDED_SLICE", {0, 0, 0}},
 };
 
 // Input `displacement` bytes above the output's start.
