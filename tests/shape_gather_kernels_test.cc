@@ -625,10 +625,15 @@ TEST(ReverseV2, ElementPathsOverlapByTheirReadOrder) {
   EXPECT_EQ(addresses(whole).safe_overlap(), 1);
   EXPECT_FALSE(clobbers_at_overlap(whole, 1, input));
   EXPECT_TRUE(clobbers_at_overlap(whole, 2, input));
-  // Rows moved with memcpy: block copies, O_s 0.
+  // Rows moved with memcpy, each copy taken in its worst order (all its
+  // stores, then its loads): the last row copied (output bytes 4..5) comes
+  // from input bytes 0..1, so the whole output must lie below the input.
+  const std::vector<uint8_t> rows_of_two = {1, 2, 3, 4, 5, 6};
   OneOp blocks = reverse_model(DataType::kInt8, {3, 2}, {0});
   EXPECT_EQ(addresses(blocks).safe_overlap(), 0);
   EXPECT_TRUE(addresses(blocks).copied_input_to_output());
+  EXPECT_FALSE(clobbers_at_overlap(blocks, 0, rows_of_two));
+  EXPECT_TRUE(clobbers_at_overlap(blocks, 1, rows_of_two));
 }
 
 TEST(ReverseV2, RefusesAxesTflmRefuses) {
