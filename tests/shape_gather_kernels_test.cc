@@ -421,16 +421,18 @@ TEST(Tile, RepeatsRowsThenBlocks) {
   EXPECT_TRUE(run_output(empty, {1, 2}).empty());
 }
 
-TEST(Tile, CopiesAllowNoOverlap) {
+TEST(Tile, CopiesOverlapOnlyWhollyBelowTheirSource) {
   // TFLite's std::copy is a memmove: each row copied from the input is a
-  // block copy, so O_s is 0.
+  // block copy, which may write all of its destination before reading its
+  // source. Row 1 (input bytes 2..3) goes to output bytes 4..5 after row 0
+  // and its repeat: the output may overlap the input by 8 - (5 - 2 + 1) = 4.
   OneOp m = tile_model(DataType::kInt8, {2, 2}, {1, 2}, {2, 4});
   const AddressMemory a = addresses(m);
-  EXPECT_EQ(a.safe_overlap(), 0);
+  EXPECT_EQ(a.safe_overlap(), 4);
   EXPECT_TRUE(a.copied_input_to_output());
   EXPECT_EQ(a.writes(), 8);
   const std::vector<uint8_t> input = {1, 2, 3, 4};
-  EXPECT_FALSE(clobbers_at_overlap(m, 0, input));
+  EXPECT_FALSE(clobbers_at_overlap(m, 4, input));
   // Input at output byte 3: row 1 (input bytes 2..3, at output bytes 5..6)
   // is copied to output bytes 4..5, partly onto itself.
   EXPECT_TRUE(clobbers_at_overlap(m, 5, input));
@@ -623,10 +625,15 @@ TEST(ReverseV2, ElementPathsOverlapByTheirReadOrder) {
   EXPECT_EQ(addresses(whole).safe_overlap(), 1);
   EXPECT_FALSE(clobbers_at_overlap(whole, 1, input));
   EXPECT_TRUE(clobbers_at_overlap(whole, 2, input));
-  // Rows moved with memcpy: block copies, O_s 0.
+  // Rows moved with memcpy, each copy taken in its worst order (all its
+  // stores, then its loads): the last row copied (output bytes 4..5) comes
+  // from input bytes 0..1, so the whole output must lie below the input.
+  const std::vector<uint8_t> rows_of_two = {1, 2, 3, 4, 5, 6};
   OneOp blocks = reverse_model(DataType::kInt8, {3, 2}, {0});
   EXPECT_EQ(addresses(blocks).safe_overlap(), 0);
   EXPECT_TRUE(addresses(blocks).copied_input_to_output());
+  EXPECT_FALSE(clobbers_at_overlap(blocks, 0, rows_of_two));
+  EXPECT_TRUE(clobbers_at_overlap(blocks, 1, rows_of_two));
 }
 
 TEST(ReverseV2, RefusesAxesTflmRefuses) {
@@ -842,8 +849,12 @@ TEST(SpaceToBatchNd, MovesBlocksToTheBatchAndPadsWithTheZeroPoint) {
                                   per_tensor(1, 0), per_tensor(1, 0));
   EXPECT_EQ(values_from<int8_t>(run_output(three, bytes_of(std::vector<int8_t>{1, 2, 3, 4}))),
             (std::vector<int8_t>{1, 3, 2, 4}));
-  EXPECT_EQ(addresses(m).safe_overlap(), 0);
+  // Each pixel's 4-byte copy lands where it was read: the output may overlap
+  // the input by all but one pixel, each copy then wholly below its source.
+  EXPECT_EQ(addresses(m).safe_overlap(), 12);
   EXPECT_TRUE(addresses(m).copied_input_to_output());
+  EXPECT_FALSE(clobbers_at_overlap(m, 12, bytes_of(f)));
+  EXPECT_TRUE(clobbers_at_overlap(m, 13, bytes_of(f)));
 }
 
 TEST(SpaceToBatchNd, Refusals) {
@@ -871,7 +882,9 @@ TEST(BatchToSpaceNd, MovesTheBatchBackAndCrops) {
                               {1, 1, 2, 1});
   EXPECT_EQ(values_from<int8_t>(run_output(c, bytes_of(std::vector<int8_t>{10, 11, 20, 21}))),
             (std::vector<int8_t>{20, 11}));
-  EXPECT_EQ(addresses(m).safe_overlap(), 0);
+  EXPECT_EQ(addresses(m).safe_overlap(), 12);  // as SPACE_TO_BATCH_ND's: pixel k to pixel k
+  EXPECT_FALSE(clobbers_at_overlap(m, 12, bytes_of(f)));
+  EXPECT_TRUE(clobbers_at_overlap(m, 13, bytes_of(f)));
   EXPECT_RUN_ERROR(space_batch_model(OpKind::kBatchToSpaceNd, DataType::kInt8, {3, 1, 1, 1}, {2, 2}, {0, 0, 0, 0},
                                      {1, 2, 2, 1})
                        .graph,

@@ -20,6 +20,7 @@
 #include "dmo/runtime/interpreter.h"
 #include "dmo/tflite/reader.h"
 #include "dmo/zoo/graph_builder.h"
+#include "single_op_overlap.h"
 #include "test_support.h"
 
 namespace dmo {
@@ -82,6 +83,20 @@ struct OneOp {
   Graph graph;
   std::vector<int32_t> inputs, outputs;  // graph inputs and outputs
 };
+
+// The algorithmic O_s of (input, output 0) of the one op of `m`, checked
+// as the checking policy sees it: no clobber with the output's end over the
+// input's start by O_s bytes, a clobber one byte further while that stays
+// below both tensors. Returns O_s.
+int64_t expect_tight_overlap(const OneOp& m, int32_t input, const std::vector<uint8_t>& graph_inputs) {
+  const test::OneOp pair{m.graph, input, m.outputs[0]};
+  const int64_t os = overlap_of(m.graph, input, pair.output);
+  EXPECT_FALSE(test::clobbers_at_overlap(pair, os, graph_inputs)) << "O_s " << os;
+  if (os + 1 <= std::min(test::bytes_of_tensor(pair, input), test::bytes_of_tensor(pair, pair.output))) {
+    EXPECT_TRUE(test::clobbers_at_overlap(pair, os + 1, graph_inputs)) << "O_s " << os << " + 1 byte";
+  }
+  return os;
+}
 
 OneOp reshape_model(OpKind kind, DataType type, const Shape& in, const Shape& out, bool with_shape_tensor) {
   GraphBuilder b("shape_kernels_test");
@@ -257,15 +272,21 @@ TEST(Concatenation, RejectsWhatTflmDoesNotRun) {
   EXPECT_RUN_ERROR(other.graph, std::vector<uint8_t>(20), "input 1 shape 1x3 does not match output shape 2x2");
 }
 
-TEST(Concatenation, MemcpyBlocksAllowNoOverlap) {
-  // Each block goes over with memcpy, whose order is open: no input may
-  // overlap the output, whichever input and axis.
+TEST(Concatenation, MemcpyBlocksOverlapOnlyWhollyBelowTheirSource) {
+  // Each block goes over with memcpy, whose order is open: it may write its
+  // whole destination before reading its source, so an input may overlap
+  // the output only as far as every block's copy lands wholly below it.
+  const std::vector<uint8_t> six = bytes_of(std::vector<float>{1, 2, 3, 4, 5, 6});
+  // Along axis 0: input 0's 16 bytes go to output bytes 0..15 (24 - 16);
+  // input 1's 8 bytes to output bytes 16..23, above their source (0).
   OneOp outer = concat_model(DataType::kFloat32, {{2, 2}, {1, 2}}, {3, 2}, 0);
-  EXPECT_EQ(overlap_of(outer.graph, outer.inputs[0], outer.outputs[0]), 0);
-  EXPECT_EQ(overlap_of(outer.graph, outer.inputs[1], outer.outputs[0]), 0);
+  EXPECT_EQ(expect_tight_overlap(outer, outer.inputs[0], six), 8);
+  EXPECT_EQ(expect_tight_overlap(outer, outer.inputs[1], six), 0);
+  // Along axis 1, two rows: input 0's row 1 (bytes 8..15) goes to output
+  // bytes 12..19 (24 - 12); input 1's row 1 (bytes 4..7) to 20..23 (24 - 20).
   OneOp inner = concat_model(DataType::kFloat32, {{2, 2}, {2, 1}}, {2, 3}, 1);
-  EXPECT_EQ(overlap_of(inner.graph, inner.inputs[0], inner.outputs[0]), 0);
-  EXPECT_EQ(overlap_of(inner.graph, inner.inputs[1], inner.outputs[0]), 0);
+  EXPECT_EQ(expect_tight_overlap(inner, inner.inputs[0], six), 12);
+  EXPECT_EQ(expect_tight_overlap(inner, inner.inputs[1], six), 4);
 }
 
 // ------------------------------------------------------------------ SPLIT
@@ -647,9 +668,15 @@ TEST(StridedSlice, RejectsWhatItCannotRun) {
 }
 
 TEST(StridedSlice, SafeOverlapFollowsTheReadOrder) {
-  // Inner stride 1: TFLM copies each row with memcpy, whose order is open.
+  // Inner stride 1: TFLM copies each row with memcpy, whose order is open,
+  // so each row's destination must lie wholly below its source. Rows 1 and
+  // 2 go to output rows 0 and 1, each 16 bytes below: the whole output.
   OneOp rows = slice_model(DataType::kFloat32, {3, 4}, {2, 4}, {{1, 0}, {3, 4}, {1, 1}});
-  EXPECT_EQ(overlap_of(rows.graph, 0, rows.outputs[0]), 0);
+  EXPECT_EQ(expect_tight_overlap(rows, 0, bytes_of(kGrid)), 32);
+  // Rows 0 and 1: each row lands on its own source once the output overlaps
+  // the input by more than 16 bytes.
+  OneOp first_rows = slice_model(DataType::kFloat32, {3, 4}, {2, 4}, {{0, 0}, {2, 4}, {1, 1}});
+  EXPECT_EQ(expect_tight_overlap(first_rows, 0, bytes_of(kGrid)), 16);
   // Inner stride 2: element by element, each read before anything at or
   // past it is written.
   OneOp strided = slice_model(DataType::kFloat32, {3, 4}, {2, 2}, {{1, 0}, {3, 4}, {1, 2}});

@@ -135,10 +135,14 @@ OneOp slice_model(const Shape& in, const Shape& out, const std::vector<int32_t>&
 TEST(TflmCopyOrder, StridedSliceCopiesRowsWithMemcpyOnlyForAUnitInnerStride) {
   const auto input = bytes_of(std::vector<float>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11});
   // Rows 0 and 1 of a 3x4 input: two memcpy of 16 bytes each.
+  // Each may write its 16 bytes before reading its source, the same bytes
+  // of the input: the output may overlap the input by 32 - 16 bytes.
   OneOp rows = slice_model({3, 4}, {2, 4}, {0, 0}, {2, 4}, {1, 1});
   const AddressMemory a = addresses(rows);
-  EXPECT_EQ(a.safe_overlap(), 0);
+  EXPECT_EQ(a.safe_overlap(), 16);
   EXPECT_EQ(a.writes(), 8);
+  EXPECT_FALSE(clobbers_at_overlap(rows, 16, input));
+  EXPECT_TRUE(clobbers_at_overlap(rows, 17, input));
   // Overlapped by 20 bytes, the first row's destination (bytes 0..15)
   // covers its own source (bytes 12..27) in part.
   EXPECT_TRUE(clobbers_at_overlap(rows, 20, input));
@@ -226,6 +230,12 @@ TEST(AddressMemoryCopy, ACopyFromTheInputToTheOutputAllowsNoOverlap) {
   copied.copy<float>(out, 0, in, 0, 4);
   EXPECT_EQ(copied.safe_overlap(), 0);
   EXPECT_EQ(copied.writes(), 4);
+  // Two copies of half the input each: each half's destination must lie
+  // below its own source, the same 8 bytes on: 16 - 8.
+  AddressMemory halves(0, 1, 16, 16);
+  halves.copy<float>(out, 0, in, 0, 2);
+  halves.copy<float>(out, 2, in, 2, 2);
+  EXPECT_EQ(halves.safe_overlap(), 8);
   // A copy from another tensor only writes; the element loop after it keeps the whole output.
   AddressMemory elsewhere(0, 1, 16, 16);
   elsewhere.copy<float>(out, 0, other, 0, 2);

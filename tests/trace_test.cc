@@ -914,7 +914,9 @@ struct KernelCase {
   // O_s) and above it (descending O_s, mirrored addresses).
   int64_t algorithmic = 0, algorithmic_descending = 0;
   // The kernel block-copies the input to the output (TFLM's memcpy): its
-  // O_s is 0 whatever order one copy happens to take, so a trace may exceed it.
+  // O_s takes each copy's worst order (every store before any load), which
+  // a real memcpy, reading before it writes, does not take: a trace may
+  // exceed it.
   bool block_copy = false;
   std::string layer;
 };
@@ -1092,8 +1094,7 @@ TEST(TraceKernels, WithoutVectorisationBottomUpEqualsAlgorithmic) {
   const std::vector<Traced> traced = trace_cases(cases, true, false, run);
   for (size_t i = 0; i < cases.size(); ++i) {
     if (cases[i].block_copy) {
-      EXPECT_EQ(cases[i].algorithmic, 0) << cases[i].layer;
-      EXPECT_GE(traced[i].ascending, 0) << cases[i].layer << " (" << cases[i].config.origin << ")";
+      EXPECT_GE(traced[i].ascending, cases[i].algorithmic) << cases[i].layer << " (" << cases[i].config.origin << ")";
       continue;
     }
     EXPECT_EQ(traced[i].ascending, cases[i].algorithmic) << cases[i].layer << " (" << cases[i].config.origin << ")";

@@ -48,6 +48,38 @@ int64_t padding_before(int64_t in, int32_t kernel, int32_t stride, int32_t dilat
   return (out - 1) * stride + int64_t{kernel - 1} * dilation + 1 - in - before;
 }
 
+// CONCATENATION copies, per outer index r of R, each input's block of b_k
+// elements with memcpy to offset r*W + c_k of the output (W the output's
+// row, c_k the blocks before input k). A memcpy may write all of its
+// destination before reading its source, so copy (r, k) reads the input
+// from r*b_k after the output is written up to r*W + c_k + b_k: the output
+// may overlap the input by R*W - max over r, k of (r*(W - b_k) + c_k + b_k)
+// elements, r = R - 1 the worst (exact for the kernel's order). A copy of
+// one byte reads it before writing it, one element less.
+AnalyticOverlap concatenation_overlap(const Subgraph& subgraph, const Op& op, int32_t input, const Tensor& out) {
+  const char* rule = "concatenation: every block's memcpy below its source";
+  const auto rank = static_cast<int32_t>(out.shape.size());
+  int32_t axis = std::get<ConcatenationParams>(op.params).axis;
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis >= rank || out.element_count == 0) return {std::nullopt, "concatenation: no rows"};
+  int64_t rows = 1, inner = 1;
+  for (int32_t d = 0; d < axis; ++d) rows *= out.shape[static_cast<size_t>(d)];
+  for (int32_t d = axis + 1; d < rank; ++d) inner *= out.shape[static_cast<size_t>(d)];
+  const int64_t row = out.element_count / rows;
+  const int64_t element = out.byte_size / out.element_count;
+  int64_t before = 0, worst = -1;
+  for (int32_t t : op.inputs) {
+    const Tensor& in = subgraph.tensors.at(static_cast<size_t>(t));
+    if (static_cast<int32_t>(in.shape.size()) != rank) return {std::nullopt, "concatenation: ranks differ"};
+    const int64_t block = in.shape[static_cast<size_t>(axis)] * inner;
+    const int64_t one_byte = block * element == 1 ? 1 : 0;
+    if (t == input && block > 0) worst = std::max(worst, (rows - 1) * (row - block) + before + block - one_byte);
+    before += block;
+  }
+  if (worst < 0) return {out.byte_size, rule};  // nothing is copied from the input
+  return {std::clamp<int64_t>(rows * row - worst, 0, rows * row) * element, rule};
+}
+
 }  // namespace
 
 AnalyticOverlap analytic_safe_overlap(const Subgraph& subgraph, int32_t op_index, int32_t input, int32_t output,
@@ -139,12 +171,17 @@ AnalyticOverlap analytic_safe_overlap(const Subgraph& subgraph, int32_t op_index
     }
     case OpKind::kReshape:
     case OpKind::kSqueeze:
-    case OpKind::kConcatenation:
-    case OpKind::kStridedSlice:
-      // TFLM copies these with memcpy (STRIDED_SLICE when its inner stride
-      // is 1), whose order is unspecified: only disjoint ranges are safe.
+      // One memcpy of the whole tensor, whose order is unspecified: only
+      // disjoint ranges are safe.
       if (descending) break;
-      return {0, "copy: memcpy allows no overlap"};
+      return {0, "copy: one memcpy of the whole tensor allows no overlap"};
+    case OpKind::kConcatenation:
+      if (descending) break;
+      return concatenation_overlap(subgraph, op, input, out);
+    case OpKind::kStridedSlice:
+      // Row by row with memcpy when the inner stride is 1: 0 bounds it.
+      if (descending) break;
+      return {0, "strided slice: 0 bounds its rows' memcpy"};
     case OpKind::kMean:
       // Every TFLM path but one resets the whole output before reading the
       // input; 0 bounds that one too.

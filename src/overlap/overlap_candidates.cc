@@ -1,8 +1,10 @@
 #include "dmo/overlap/overlap_candidates.h"
 
 #include <algorithm>
+#include <cstddef>
 
 #include "dmo/model/lifetime.h"
+#include "dmo/model/model_timeline.h"
 #include "dmo/schedule/schedule_lifetimes.h"
 
 namespace dmo {
@@ -49,6 +51,35 @@ std::vector<OverlapCandidate> overlap_candidates(const Graph& graph, const Sched
                                                  bool preserve_graph_inputs) {
   return candidates(graph.main(), schedule_lifetimes(graph, schedule),
                     last_step_of_ops(schedule, graph.main().ops.size()), preserve_graph_inputs);
+}
+
+std::vector<OverlapCandidate> called_subgraph_candidates(const Graph& graph) {
+  std::vector<OverlapCandidate> result;
+  if (graph.subgraphs.size() < 2) return result;
+  const ModelTimeline timeline = model_timeline(graph);
+  for (size_t s = 1; s < graph.subgraphs.size(); ++s) {
+    const Subgraph& sg = graph.subgraphs[s];
+    const auto subgraph = static_cast<int32_t>(s);
+    const auto first_tensor = static_cast<size_t>(timeline.flat_tensor(subgraph, 0));
+    const std::vector<Lifetime> lifetimes(timeline.lifetimes.begin() + static_cast<std::ptrdiff_t>(first_tensor),
+                                          timeline.lifetimes.begin() +
+                                              static_cast<std::ptrdiff_t>(first_tensor + sg.tensors.size()));
+    // An op that calls subgraphs keeps its operands live to its last called
+    // op, so they die there, not at its own time.
+    std::vector<int32_t> op_time(sg.ops.size());
+    for (size_t i = 0; i < sg.ops.size(); ++i) {
+      op_time[i] = timeline.op_end_time[static_cast<size_t>(timeline.flat_op(subgraph, static_cast<int32_t>(i)))];
+    }
+    // A called subgraph's inputs are copied in afresh by each call, so it
+    // may overwrite them; its outputs are copied out after its last op.
+    for (OverlapCandidate c : candidates(sg, lifetimes, op_time, /*preserve_graph_inputs=*/false)) {
+      c.op = timeline.flat_op(subgraph, c.op);
+      if (c.input != kNoTensor) c.input = timeline.flat_tensor(subgraph, c.input);
+      if (c.output != kNoTensor) c.output = timeline.flat_tensor(subgraph, c.output);
+      result.push_back(c);
+    }
+  }
+  return result;
 }
 
 std::vector<OverlapCandidate> overlap_candidates(const Subgraph& subgraph, bool preserve_graph_inputs) {

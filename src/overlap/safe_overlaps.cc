@@ -2,11 +2,12 @@
 
 #include <algorithm>
 
+#include <limits>
+
+#include "dmo/model/model_timeline.h"
 #include "dmo/overlap/algorithmic_overlap.h"
 #include "dmo/overlap/analytic_overlap.h"
 #include "dmo/ops/walk_order.h"
-
-#include <limits>
 
 namespace dmo {
 
@@ -31,11 +32,15 @@ std::vector<OpOverlap> compute_safe_overlaps(const Graph& graph, const Schedule&
                                              const SafeOverlapOptions& options) {
   const Subgraph& sg = graph.main();
   std::vector<OverlapCandidate> pairs = overlap_candidates(graph, schedule, options.preserve_graph_inputs);
+  // Ops of called subgraphs follow, by flat op index: same engines, their
+  // own subgraph's kernels (which walk ascending only).
+  for (const OverlapCandidate& c : called_subgraph_candidates(graph)) pairs.push_back(c);
   std::vector<OpOverlap> result(pairs.size());
   // Only dmo's own kernels walk descending, so an op may only when dmo can
   // run it: its kind walks descending and its data input, weights and
   // output share one element type (no hybrid float/int8 kernels).
   auto descends = [&](const OverlapCandidate& c) {
+    if (static_cast<size_t>(c.op) >= sg.ops.size()) return false;
     const Op& op = sg.ops[static_cast<size_t>(c.op)];
     if (!options.allow_descending || !walks_descending_allowed(options.families) ||
         !kernel_walks_descending(static_cast<OpKind>(op.builtin_code))) return false;
@@ -49,7 +54,11 @@ std::vector<OpOverlap> compute_safe_overlaps(const Graph& graph, const Schedule&
   for (size_t i = 0; i < pairs.size(); ++i) {
     result[i].pair = pairs[i];
     if (pairs[i].input == kNoTensor || pairs[i].output == kNoTensor) continue;
-    AnalyticOverlap analytic = analytic_safe_overlap(sg, pairs[i].op, pairs[i].input, pairs[i].output);
+    const SubgraphIndex op = locate_flat_op(graph, pairs[i].op);
+    AnalyticOverlap analytic =
+        analytic_safe_overlap(graph.subgraphs[static_cast<size_t>(op.subgraph)], op.index,
+                              locate_flat_tensor(graph, pairs[i].input).index,
+                              locate_flat_tensor(graph, pairs[i].output).index);
     result[i].analytic = analytic.bytes;
     result[i].analytic_rule = analytic.rule;
     if (pairs[i].input_dies && descends(pairs[i])) {

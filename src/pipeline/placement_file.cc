@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "dmo/error.h"
+#include "dmo/model/lifetime.h"
+#include "dmo/model/model_timeline.h"
 #include "dmo/plan/memory_problem.h"
 
 namespace dmo {
@@ -25,9 +27,18 @@ int64_t integer_in(const nlohmann::json& value, const std::string& path, const s
   return v;
 }
 
+// "tensor 3 'x'" in subgraph 0; "tensor 9 (subgraph 1 tensor 2) 'y'" past it.
+std::string tensor_label(const Graph& graph, int32_t flat) {
+  const SubgraphIndex at = locate_flat_tensor(graph, flat);
+  const std::string& name = flat_tensor(graph, flat).name;
+  if (at.subgraph == 0) return fmt::format("tensor {} '{}'", flat, name);
+  return fmt::format("tensor {} (subgraph {} tensor {}) '{}'", flat, at.subgraph, at.index, name);
+}
+
 }  // namespace
 
-TensorPlacement read_placement_file(const std::string& path, const Subgraph& subgraph) {
+TensorPlacement read_placement_file(const std::string& path, const Graph& graph) {
+  const Subgraph& subgraph = graph.main();
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw Error(fmt::format("{}: is a directory, not a plan file", path));
   std::ifstream in(path);
@@ -53,17 +64,33 @@ TensorPlacement read_placement_file(const std::string& path, const Subgraph& sub
   TensorPlacement placement;
   // Larger arenas than TFLM can address are refused before anything is allocated.
   placement.arena_size = integer_in(j["arena_bytes"], path, "arena_bytes", 0, kMaxArenaBytes);
-  if (j["offsets"].size() != subgraph.tensors.size()) {
-    throw Error(fmt::format("{}: {} offsets for {} tensors", path, j["offsets"].size(), subgraph.tensors.size()));
+  // Offsets of subgraph 0's tensors, or, for a model of several subgraphs
+  // (planned whole, as `dmo plan --json` writes its offsets), of every
+  // subgraph's tensors in flat order.
+  const size_t offsets = j["offsets"].size();
+  const size_t all = graph.total_tensor_count();
+  if (offsets != subgraph.tensors.size() && !(graph.subgraphs.size() > 1 && offsets == all)) {
+    if (graph.subgraphs.size() == 1) {
+      throw Error(fmt::format("{}: {} offsets for {} tensors", path, offsets, subgraph.tensors.size()));
+    }
+    // Missing entries (fewer than every subgraph's) or extra ones (more).
+    throw Error(fmt::format("{}: {} offsets for {} tensors of subgraph 0 or {} of all {} subgraphs: {} {}", path,
+                            offsets, subgraph.tensors.size(), all, graph.subgraphs.size(),
+                            offsets > all ? offsets - all : all - offsets, offsets > all ? "extra" : "missing"));
   }
   for (const auto& offset : j["offsets"]) {
     if (!offset.is_number_integer()) throw Error(fmt::format("{}: offsets must be integers", path));
-    const size_t t = placement.offsets.size();
-    const int64_t bytes = subgraph.tensors[t].byte_size;
+    const auto t = static_cast<int32_t>(placement.offsets.size());
+    const Tensor& tensor = flat_tensor(graph, t);
+    const int64_t bytes = tensor.byte_size;
+    const std::string which = tensor_label(graph, t);
     const int64_t at = integer_in(offset, path, fmt::format("offset of tensor {}", t), -1, kMaxArenaBytes);
     if (at >= 0 && at > placement.arena_size - bytes) {
-      throw Error(fmt::format("{}: tensor {} '{}' ({} bytes at offset {}) does not fit in arena_bytes {}", path, t,
-                              subgraph.tensors[t].name, bytes, at, placement.arena_size));
+      throw Error(fmt::format("{}: {} ({} bytes at offset {}) does not fit in arena_bytes {}", path, which, bytes, at,
+                              placement.arena_size));
+    }
+    if (at < 0 && tflm_plans_tensor(tensor)) {
+      throw Error(fmt::format("{}: {} ({} bytes) has no offset, but the plan must place it", path, which, bytes));
     }
     placement.offsets.push_back(at);
   }

@@ -80,9 +80,12 @@ void add_scheduled_overlap_pairs(const Graph& graph, const Schedule& schedule, M
   add_overlap_pairs(problem, overlaps);
   if (!plans_whole_model(graph)) return;
   const std::vector<int32_t> times = scheduled_step_times(graph, schedule);
+  const ModelTimeline timeline = model_timeline(graph);
   for (size_t p = first_new; p < problem.overlaps.size(); ++p) {
     OverlapPair& pair = problem.overlaps[p];
-    pair.op = times[static_cast<size_t>(pair.op)];
+    // Past subgraph 0's steps come the called subgraphs' ops, by flat index.
+    const auto op = static_cast<size_t>(pair.op);
+    pair.op = op < times.size() ? times[op] : timeline.op_time[op];
   }
 }
 

@@ -70,7 +70,7 @@ PlanToVerify choose_plan_to_verify(const Graph& graph, const std::string& plan, 
     options.split = split;
     return {PlanSource::kDmo, dmo_placement(graph, plan_model(graph, options)), 0};
   }
-  return {PlanSource::kFile, read_placement_file(plan, graph.main()), 0};
+  return {PlanSource::kFile, read_placement_file(plan, graph), 0};
 }
 
 std::vector<std::string> validate_placement(const Graph& graph, const TensorPlacement& placement,

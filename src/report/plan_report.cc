@@ -14,11 +14,12 @@ namespace {
 
 // Subgraphs other than 0: each alone (naive and lower bound), and, where
 // the plan covers the whole model, each tensor's flat index, lifetime in
-// the model timeline and offsets.
+// the model timeline and offsets, and each op's overlap pair.
 nlohmann::json other_subgraphs_json(const Graph& graph, const PlanResult& r, const std::vector<int64_t>& greedy_offset,
                                     const std::vector<int64_t>& dmo_offset) {
   nlohmann::json list = nlohmann::json::array();
   int32_t first_flat = static_cast<int32_t>(graph.main().tensors.size());
+  const ModelTimeline timeline = r.planned_subgraphs > 1 ? model_timeline(graph) : ModelTimeline{};
   for (size_t s = 1; s < graph.subgraphs.size(); ++s) {
     const Subgraph& sg = graph.subgraphs[s];
     MemoryProblem problem = build_memory_problem(sg);
@@ -38,9 +39,26 @@ nlohmann::json other_subgraphs_json(const Graph& graph, const PlanResult& r, con
       tensors.push_back(std::move(row));
     }
     first_flat += static_cast<int32_t>(sg.tensors.size());
-    list.push_back({{"index", s}, {"name", sg.name}, {"ops", sg.ops.size()}, {"planned", r.planned_subgraphs > 1},
-                    {"naive_bytes", naive_bytes(problem)}, {"lower_bound_bytes", lower_bound_bytes(problem)},
-                    {"tensors", tensors}});
+    nlohmann::json entry = {{"index", s}, {"name", sg.name}, {"ops", sg.ops.size()}, {"planned", r.planned_subgraphs > 1},
+                            {"naive_bytes", naive_bytes(problem)}, {"lower_bound_bytes", lower_bound_bytes(problem)},
+                            {"tensors", tensors}};
+    // Where the plan covers the whole model, each op's overlap pair (flat tensor indices).
+    if (r.planned_subgraphs > 1) {
+      nlohmann::json overlaps = nlohmann::json::array();
+      for (size_t i = 0; i < sg.ops.size(); ++i) {
+        const auto flat = static_cast<size_t>(timeline.flat_op(static_cast<int32_t>(s), static_cast<int32_t>(i)));
+        if (flat >= r.overlaps.size()) break;
+        const OpOverlap& o = r.overlaps[flat];
+        auto optional = [](const std::optional<int64_t>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+        overlaps.push_back({{"index", i}, {"flat_index", flat}, {"op", sg.ops[i].name()},
+                            {"time", timeline.op_time[flat]},
+                            {"overlap_input", o.pair.input}, {"overlap_output", o.pair.output},
+                            {"input_dies", o.pair.input_dies}, {"analytic_bytes", optional(o.analytic)},
+                            {"algorithmic_bytes", optional(o.algorithmic)}, {"overlap_used_bytes", o.used_bytes}});
+      }
+      entry["op_overlaps"] = overlaps;
+    }
+    list.push_back(std::move(entry));
   }
   return list;
 }
@@ -225,6 +243,24 @@ std::string plan_report_text(const Graph& graph, const PlanResult& r) {
                        family_cells, used(o.used_bytes),
                        o.algorithmic_descending || o.analytic_descending ? used(o.used_descending_bytes) : "-",
                        descending[i] ? "desc" : "asc", peak ? "<- peak" : "");
+  }
+  // The called subgraphs' ops of a plan of the whole model, as "subgraph:op".
+  if (r.planned_subgraphs > 1) {
+    const ModelTimeline timeline = model_timeline(graph);
+    for (size_t flat = sg.ops.size(); flat < r.overlaps.size(); ++flat) {
+      const int32_t time = timeline.op_time[flat];
+      if (time < 0) continue;  // never visited
+      const OpOverlap& o = r.overlaps[flat];
+      const SubgraphIndex at = locate_flat_op(graph, static_cast<int32_t>(flat));
+      std::string family_cells;
+      for (KernelFamily f : cmsis) family_cells += fmt::format(" {:>14}", family_overlap_text(o, f));
+      out += fmt::format("{:>5}  {:<22} {:>12} {:>12} {:>12}{} {:>12} {:>12}  {:<4} {}\n",
+                         fmt::format("{}:{}", at.subgraph, at.index), flat_op(graph, static_cast<int32_t>(flat)).name(),
+                         r.live_bytes[static_cast<size_t>(time)], bytes_or_dash(o.analytic),
+                         bytes_or_dash(o.algorithmic), family_cells,
+                         o.pair.input_dies ? fmt::format("{}", o.used_bytes) : std::string("-"), "-", "asc",
+                         time == r.peak_op ? "<- peak" : "");
+    }
   }
   auto pct = [&](int64_t v) { return r.naive_bytes ? 100.0 * static_cast<double>(v) / static_cast<double>(r.naive_bytes) : 0.0; };
   out += fmt::format("\n{:<34} {:>12} bytes ({:5.1f}% of naive)\n", "naive (every tensor its own memory)",

@@ -589,8 +589,13 @@ int64_t algorithmic_safe_overlap(const Interpreter& interpreter, int32_t op, int
                                  int32_t output_tensor, bool descending) {
   OpContext ctx = interpreter.context(op);
   ctx.descending = descending;
-  const Tensor& input = ctx.subgraph->tensors.at(static_cast<size_t>(input_tensor));
-  const Tensor& output = ctx.subgraph->tensors.at(static_cast<size_t>(output_tensor));
+  // Tensor indices are flat: an op of a called subgraph names its own tensors past subgraph 0's.
+  const ModelTimeline& timeline = interpreter.timeline();
+  const auto local = [&](int32_t flat) {
+    return static_cast<size_t>(flat - timeline.first_tensor[static_cast<size_t>(timeline.subgraph_of_tensor(flat))]);
+  };
+  const Tensor& input = ctx.subgraph->tensors.at(local(input_tensor));
+  const Tensor& output = ctx.subgraph->tensors.at(local(output_tensor));
   AddressMemory memory(input_tensor, output_tensor, input.byte_size, output.byte_size, descending);
   // Prepared here rather than taken from the interpreter: the overlap
   // engines call this from several threads.

@@ -39,7 +39,7 @@ Command add_run_command(CLI::App& app) {
     plan_options.progress = progress_reporter("run", "planning: safe overlaps", "op walks");
     TensorPlacement placement = o->unshared      ? unshared_placement(sg)
                                 : o->plan.empty() ? dmo_placement(graph, plan_model(graph, plan_options))
-                                                  : read_placement_file(o->plan, sg);
+                                                  : read_placement_file(o->plan, graph);
     Interpreter interpreter(graph, placement);
     interpreter.set_inputs(input);
     auto dump = [&](int32_t t) {

@@ -1,8 +1,10 @@
 // Block copies: the memcpy and memmove of TFLM's copying kernels (RESHAPE,
 // SQUEEZE, CONCATENATION, STRIDED_SLICE with unit inner stride). C leaves
 // the direction of such a copy unspecified, so a copy is only safe when its
-// source and destination are disjoint or coincide exactly; the memory
-// policies (ops/memory_policy.h) treat any other overlap as a clobber.
+// source and destination are disjoint or coincide exactly: the checking
+// policy (ops/memory_policy.h) treats any other overlap as a clobber, and
+// the address-only policy folds a copy as all its stores before all its
+// loads, the worst order C allows.
 #pragma once
 
 #include <cstdint>

@@ -7,7 +7,8 @@
 //    value each byte holds; losing a value still needed is a clobber.
 // Kernels whose TFLM counterpart copies with memcpy or memmove use `copy`
 // (ops/block_copy.h): the order of such a copy is unspecified, so it may
-// only run between disjoint or identical byte ranges.
+// only run between disjoint or identical byte ranges (the address-only
+// policy allows disjoint ones; the checking policy flags any other).
 // Kernels index tensors densely; a view's strides (ops/tensor_ref.h) are
 // applied here, so the address-only policy sees the dense order.
 #pragma once
@@ -80,25 +81,32 @@ class AddressMemory {
     fold_.write(last_byte);
     ++writes_;
   }
-  // A block copy from the input to the output has no order to fold: any
-  // overlap of the two may clobber, so the op's O_s is 0 (dmo never places
-  // an output exactly on its input, the one overlap such a copy survives).
-  // A copy touching only one of them reads or writes as element accesses do.
+  // A block copy (memcpy): C leaves the order of its bytes unspecified,
+  // and the worst order writes every destination byte before reading any
+  // source byte. Folded as exactly that, all its stores then all its loads,
+  // the copy allows an overlap only where its destination lies wholly below
+  // its source (disjoint ranges); a copy touching only one of the pair
+  // reads or writes as element accesses do. A copy of one byte can only
+  // read it before writing it.
   template <typename T>
   void copy(const TensorRef& to, int64_t to_index, const TensorRef& from, int64_t from_index, int64_t count) {
-    if (count <= 0) return;
-    const bool reads_input = from.index == input_ && !from.is_output;
-    const bool writes_output = to.index == output_ && to.is_output;
-    if (reads_input && writes_output) copied_input_to_output_ = true;
-    for (int64_t i = 0; i < count; ++i) load<T>(from, from_index + i);
+    if (count > 0 && from.index == input_ && !from.is_output && to.index == output_ && to.is_output) {
+      copied_input_to_output_ = true;
+    }
+    if (count == 1 && sizeof(T) == 1) {
+      store<T>(to, to_index, load<T>(from, from_index));
+      return;
+    }
     for (int64_t i = 0; i < count; ++i) store<T>(to, to_index + i, T{});
+    for (int64_t i = 0; i < count; ++i) load<T>(from, from_index + i);
   }
 
   // Largest number of bytes the end of the output may overlap the start of
   // the input (model/safe_overlap_formula.h), folded in constant memory.
-  int64_t safe_overlap() const { return copied_input_to_output_ ? 0 : fold_.safe_overlap(output_bytes_); }
+  int64_t safe_overlap() const { return fold_.safe_overlap(output_bytes_); }
   int64_t writes() const { return writes_; }
-  // Whether the op block-copied from the input to the output (O_s 0 then).
+  // Whether the op block-copied from the input to the output: a real
+  // memcpy reads before it writes, so a trace of it may exceed O_s.
   bool copied_input_to_output() const { return copied_input_to_output_; }
 
  private:

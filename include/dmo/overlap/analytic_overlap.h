@@ -3,9 +3,12 @@
 // of output iteration i, against writes maxW(i) = i:
 //   O_s = N + min(b / a, a*N + b - N), clamped to [0, N].
 // Conv2D, DepthwiseConv2D and pooling have such lines (valid while
-// s_h*W_i >= s_w*W_o, batch 1, NHWC); same-shape element-wise ops and copies
-// run in place; FULLY_CONNECTED re-reads its whole input for every output, so
-// its bound is 0. Other ops have no closed form here: callers fall back to
+// s_h*W_i >= s_w*W_o, batch 1, NHWC); same-shape element-wise ops run in
+// place; a memcpy may write its whole destination before reading its
+// source, so RESHAPE and SQUEEZE (one copy) allow no overlap, CONCATENATION
+// as far as every block's copy lands below its source, and STRIDED_SLICE
+// is bounded by 0; FULLY_CONNECTED re-reads its whole input for every
+// output, so its bound is 0. Other ops have no closed form here: callers fall back to
 // the algorithmic value.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Which (input, output) pairs of subgraph 0 may overlap: an op's output may
+// Which (input, output) pairs of subgraph 0, or of a called subgraph, may overlap: an op's output may
 // sit over the start of an input only when that input dies at the op (its
 // last use), holds no constant data, is not a variable, and (optionally) is
 // not a graph input the caller needs afterwards.
@@ -27,6 +27,12 @@ struct OverlapCandidate {
 // does not run gets a candidate without input.
 std::vector<OverlapCandidate> overlap_candidates(const Graph& graph, const Schedule& schedule,
                                                  bool preserve_graph_inputs);
+
+// For a model of several subgraphs, planned whole (model/model_timeline.h):
+// one candidate per op of subgraphs 1.. in flat op order, with flat op and
+// tensor indices; its input dies where its lifetime in the model timeline
+// ends at the op's time (never visited: no input). Empty for one subgraph.
+std::vector<OverlapCandidate> called_subgraph_candidates(const Graph& graph);
 
 // The same for the ops of `subgraph` in file order (the default schedule).
 std::vector<OverlapCandidate> overlap_candidates(const Subgraph& subgraph, bool preserve_graph_inputs);

@@ -65,7 +65,9 @@ struct SafeOverlapOptions {
 // a plan safe for a cmsis family walks ascending.
 bool walks_descending_allowed(const std::vector<KernelFamily>& families);
 
-// Per op of subgraph 0, for the pairs of overlap_candidates under `schedule`.
+// Per op of subgraph 0, for the pairs of overlap_candidates under `schedule`,
+// then, for a model of several subgraphs, per op of the called subgraphs
+// (called_subgraph_candidates): the result is indexed by flat op index.
 // Analytic: the closed form where there is one, else the algorithmic value.
 // Algorithmic: the kernel's exact value, else the closed form. Neither: 0.
 std::vector<OpOverlap> compute_safe_overlaps(const Graph& graph, const Schedule& schedule,

@@ -1,6 +1,10 @@
 // A placement (arena offsets per tensor) as a JSON plan file, the form
 // `dmo run/verify --plan FILE` read: {"arena_bytes": N, "offsets": [one per
 // tensor of subgraph 0, -1 = none], "descending_ops": [optional op indices]}.
+// For a model of several subgraphs "offsets" may also hold one per tensor of
+// every subgraph in flat order (subgraph 0 first), as `dmo plan --json`
+// writes them for a plan of the whole model. Every tensor TFLM plans needs
+// an offset inside the arena.
 #pragma once
 
 #include <string>
@@ -11,6 +15,6 @@
 namespace dmo {
 
 // Throws dmo::Error naming the file and the problem.
-TensorPlacement read_placement_file(const std::string& path, const Subgraph& subgraph);
+TensorPlacement read_placement_file(const std::string& path, const Graph& graph);
 
 }  // namespace dmo

@@ -33,7 +33,8 @@ std::vector<int32_t> scheduled_step_times(const Graph& graph, const Schedule& sc
 // whole model per flat tensor.
 std::vector<Lifetime> scheduled_problem_lifetimes(const Graph& graph, const Schedule& schedule);
 
-// add_overlap_pairs, with each pair's op (a step of `schedule`) at its time.
+// add_overlap_pairs, with each pair's op (a step of `schedule`, or past
+// them a called subgraph's op by flat index) at its time.
 void add_scheduled_overlap_pairs(const Graph& graph, const Schedule& schedule, MemoryProblem& problem,
                                  const std::vector<OpOverlap>& overlaps);
 

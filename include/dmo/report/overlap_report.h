@@ -1,4 +1,4 @@
-// `dmo overlap`: per op, the (input, output) pair and its safe overlap by
+// `dmo overlap`: per op (of every subgraph, by flat op index), the (input, output) pair and its safe overlap by
 // the analytic and the algorithmic method, for the kernel walking ascending
 // and, where dmo's kernel can, descending.
 #pragma once

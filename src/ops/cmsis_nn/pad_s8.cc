@@ -11,8 +11,10 @@
 // columns around each input row, and each input row memcpy'd whole when
 // the channels are not padded, else pixel by pixel (memset, memcpy of the
 // pixel's channels, memset). The pad value is read (PADV2's scalar input)
-// before the call. A memcpy from the input to the output has no element
-// order, so the op's O_s is 0 (ops/memory_policy.h).
+// before the call. A memcpy's order is unspecified, so each copy from the
+// input is taken as all its stores before its loads (ops/memory_policy.h):
+// the output may overlap the input as far as every copy lands wholly below
+// its source.
 // The glue passes only the last 4 dimensions: a leading dimension other
 // than an unpadded 1 would be dropped, so dmo refuses it.
 #include <array>

@@ -19,7 +19,9 @@
 //    compared into it 4 bytes at a time (output word read, input word read,
 //    output word written; an element tail compared and written only when
 //    larger); after the whole batch, the activation clamp in place, a word
-//    at a time. The memcpy from the input makes O_s 0 (ops/memory_policy.h).
+//    at a time. The memcpy from the input is taken as all its stores before
+//    its loads (ops/memory_policy.h): each pixel's copy must land wholly
+//    below the tap it copies.
 // Values are TFLM's: averages rounded half away from zero, then clamped.
 #include <algorithm>
 #include <cstdint>

@@ -6,7 +6,8 @@
 // those. arm_transpose_s8 (ARM-software/CMSIS-NN
 // Source/TransposeFunctions/arm_transpose_s8.c at 74099792, V.1.0.0; its
 // paths differ only with MVE, so the portable and DSP families are one):
-//  - 1 axis: one memcpy of the input (O_s 0, ops/memory_policy.h);
+//  - 1 axis: one memcpy of the whole input, which may write all of its
+//    destination before reading its source (O_s 0, ops/memory_policy.h);
 //  - 2 axes: arm_transpose_s8_nhcw swaps the two axes, whatever the
 //    permutation says: the identity of a matrix with both sides above 1
 //    would come out transposed, so dmo refuses it;

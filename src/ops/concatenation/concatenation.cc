@@ -3,7 +3,8 @@
 // outer index (the dimensions before the axis), each input in turn copies its
 // contiguous block (its axis extent times the inner size) to the output
 // with memcpy, here a block copy (ops/block_copy.h): a copy's order is
-// unspecified, so no input may overlap the output (O_s 0).
+// unspecified, so an output over an input may overlap it only as far as
+// every block's destination lies wholly below its source.
 // TFLite Micro copies quantized inputs as they are, never requantizing, and
 // accepts no fused activation; the TFLite int8 scheme requires inputs and
 // output to share one scale and zero point, so dmo checks that instead of

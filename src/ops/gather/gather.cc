@@ -3,8 +3,12 @@
 // position, the position is loaded from the indices, checked, and the
 // addressed run of the input (the axes after `axis`) is copied to the next
 // run of the output with one memcpy, here a block copy (ops/block_copy.h):
-// its order is unspecified, so an output over the input allows no overlap
-// (O_s 0), while over the indices it may run ahead of the loads.
+// its order is unspecified, so an output over the input may overlap it only
+// as far as every run's copy lands wholly below its source and no earlier
+// copy lands on a run read later, while over the indices it may run ahead
+// of the loads.
+// The address-only policy loads 0 for every index, the lowest source, the
+// worst any index can do, so that O_s holds whatever the indices hold.
 // TFLM runs FLOAT32 and INT8 inputs with INT32 indices. The indices are
 // data, so their range is checked where TFLM checks it, at eval: an index
 // outside the axis stops the op with an error naming it (the reader checks

@@ -4,8 +4,11 @@
 // values are loaded, the addressed slice (the params' remaining axes) is
 // checked to lie inside the params and copied to the next slice of the
 // output with one memcpy, here a block copy (ops/block_copy.h): an output
-// over the params allows no overlap (O_s 0), over the indices it may run
-// ahead of the loads.
+// over the params may overlap only as far as every slice's copy lands
+// wholly below its source and no earlier copy lands on a slice read later;
+// over the indices it may run ahead of the loads.
+// The address-only policy loads 0 for every index, the lowest source, the
+// worst any index can do, so that O_s holds whatever the indices hold.
 // TFLM runs FLOAT32 and INT8 params with INT32 indices whose last axis is
 // at most 5 and at most the params' rank. The indices are data, so the
 // range is checked where TFLM checks it, at eval, and stops the op with an

@@ -3,7 +3,8 @@
 // one memcpy of the whole tensor (RESHAPE skips it when input and output
 // share their bytes; SQUEEZE copies anyway, harmless on the same bytes).
 // memcpy's order is unspecified, so this is one block copy
-// (ops/block_copy.h): O_s 0, and any partial overlap a clobber. The output
+// (ops/block_copy.h): the whole output below the whole input (O_s 0), and
+// any partial overlap a clobber. The output
 // shape comes from the model; only the element counts must agree.
 #include <fmt/format.h>
 

@@ -6,9 +6,10 @@
 // and INT16 as themselves; UINT8 (which TFLite defines and TFLM lacks) is
 // the same byte copy. A memcpy's order is unspecified, so each pixel's copy
 // may not partly overlap its source. The pixels are copied in ascending
-// order, so an upsampled output could overlap the input's start, but the
-// address-only policy gives any input-to-output block copy O_s 0
-// (ops/memory_policy.h), so dmo claims none.
+// order, so the output may overlap the input's start as far as every
+// pixel's copy still lands wholly below the pixel it copies, and no earlier
+// copy lands on a pixel read later (the address-only policy folds each copy
+// as all its stores before its loads, ops/memory_policy.h).
 #include <fmt/format.h>
 
 #include <algorithm>

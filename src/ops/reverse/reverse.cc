@@ -4,8 +4,9 @@
 // contiguous. Reversing every axis is one std::reverse_copy: the output
 // walked ascending, the input descending, element by element. Otherwise,
 // with the axes after the reversed ones holding more than one element, each
-// such run is moved with one memcpy (a block copy, ops/block_copy.h: O_s 0
-// over the input); with none after them, each reversed block is a
+// such run is moved with one memcpy (a block copy, ops/block_copy.h: each
+// run's destination must lie wholly below its source); with none after
+// them, each reversed block is a
 // reverse_copy of its own.
 // TFLM runs INT32, FLOAT32, UINT8, INT8, INT16, INT64 and BOOL, up to 6-D
 // (RuntimeShape's small size). It reads the axes at eval; dmo needs them

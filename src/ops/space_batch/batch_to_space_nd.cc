@@ -3,7 +3,9 @@
 // reference_ops::BatchToSpaceND: the INPUT is walked in order, batch by
 // batch, row by row, pixel by pixel; a pixel that lands inside the cropped
 // output is moved there with one memcpy of the channels, here a block copy
-// (ops/block_copy.h): an output over the input allows no overlap (O_s 0).
+// (ops/block_copy.h): an output over the input may overlap it only as far
+// as every pixel's copy lands wholly below its source and no earlier copy
+// lands on a pixel read later.
 // TFLM runs FLOAT32 and INT8; 3-D inputs are N, H, C. dmo needs the block
 // shape and crops constant and the output's shape to be theirs.
 #include <fmt/format.h>

@@ -4,7 +4,9 @@
 // batch, row by row, pixel by pixel; a pixel that falls in the padding is
 // filled with memset (every byte the pad value), any other is copied from
 // its input pixel with one memcpy of the channels, here a block copy
-// (ops/block_copy.h): an output over the input allows no overlap (O_s 0).
+// (ops/block_copy.h): an output over the input may overlap it only as far
+// as every pixel's copy lands wholly below its source and no earlier copy
+// lands on a pixel read later.
 // TFLM runs FLOAT32 (pad 0) and INT8 (pad the output zero point, which
 // must equal the input's, as the scale must); 3-D inputs are N, H, C.
 #include <fmt/format.h>

@@ -6,8 +6,10 @@
 // begin), then five nested loops write the output in order. When the
 // innermost stride is 1, TFLM copies each innermost run with one memcpy
 // (SequentialTensorWriter::WriteN), here a block copy (ops/block_copy.h):
-// its order is unspecified, so such a slice allows no overlap (O_s 0);
-// other strides copy element by element, each load right before its store.
+// its order is unspecified, so each run's destination must lie wholly below
+// its source (ops/memory_policy.h folds a copy as all its stores before its
+// loads); other strides copy element by element, each load right before
+// its store.
 // ellipsis_mask and new_axis_mask are refused: TFLite Micro ignores them.
 #include <fmt/format.h>
 

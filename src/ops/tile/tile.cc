@@ -5,7 +5,8 @@
 // outer block, once tiled below, is repeated by copying it from the output
 // to the output right after it. Every copy is a std::copy of trivially
 // copyable elements, a memmove, here a block copy (ops/block_copy.h): an
-// output over the input allows no overlap (O_s 0).
+// output over the input may overlap it only as far as every copy from the
+// input lands wholly below its source.
 // TFLite runs FLOAT32, INT8, UINT8, INT32, INT64 and BOOL with INT32 or
 // INT64 multipliers; a scalar input is copied once, an empty output is left
 // untouched.
