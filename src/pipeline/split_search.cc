@@ -13,6 +13,8 @@
 #include "dmo/plan/dmo_plan_choice.h"
 #include "dmo/plan/tflm_greedy_planner.h"
 #include "dmo/transform/split_candidates.h"
+#include "dmo/transform/split_macs.h"
+#include "dmo/transform/split_schedule.h"
 
 namespace dmo {
 
@@ -60,12 +62,13 @@ StageSet with_stage(const StageSet& current, const SplitCandidate& candidate) {
 // buffer reaching the top of dmo's arena is live. Only a stage containing
 // one of them can lower the arena: one elsewhere leaves those steps' live
 // tensors, and the tensors at the top, as they are.
-std::set<int32_t> peak_ops(const PlanResult& plan) {
-  const MemoryProblem& problem = plan.problem;
+std::set<int32_t> peak_ops(const Graph& graph, const StageSet& set, const MemoryProblem& problem, const Plan& dmo) {
+  // Times are steps of the schedule (the search runs on models of one subgraph).
+  const Schedule schedule = set.stages.empty() ? default_schedule(graph) : split_schedule(graph, set.split());
   std::set<int32_t> ops;
   auto add_time = [&](int32_t time) {
-    if (time >= 0 && static_cast<size_t>(time) < plan.schedule.steps.size()) {
-      ops.insert(plan.schedule.steps[static_cast<size_t>(time)].op);
+    if (time >= 0 && static_cast<size_t>(time) < schedule.steps.size()) {
+      ops.insert(schedule.steps[static_cast<size_t>(time)].op);
     }
   };
   const std::vector<int64_t> live = live_bytes_per_op(problem);
@@ -77,10 +80,10 @@ std::set<int32_t> peak_ops(const PlanResult& plan) {
   }
   for (size_t b = 0; b < problem.buffers.size(); ++b) {
     const BufferRequest& buffer = problem.buffers[b];
-    const int64_t offset = plan.dmo.offsets[b];
+    const int64_t offset = dmo.offsets[b];
     if (offset < 0 || buffer.size == 0) continue;
     const int64_t end = offset + (buffer.size + kTflmBufferAlignment - 1) / kTflmBufferAlignment * kTflmBufferAlignment;
-    if (end < plan.dmo.arena_size) continue;
+    if (end < dmo.arena_size) continue;
     for (int32_t t = std::max(buffer.lifetime.first, 0); t <= std::min(buffer.lifetime.last, problem.op_count - 1); ++t) {
       add_time(t);
     }
@@ -122,9 +125,12 @@ SplitSearchResult search_split_stages(const Graph& graph, const PlanOptions& opt
   const std::vector<OpOverlap> overlaps = unsplit_safe_overlaps(graph, unsplit);
   SplitSearchResult result;
   result.max_recompute_percent = max_recompute_percent;
-  PlanResult current_plan = plan_model(graph, unsplit, overlaps);
-  result.unsplit_bytes = current_plan.dmo.arena_size;
-  const int64_t macs = current_plan.macs;
+  // Candidates are planned as plan_model plans dmo's plan (its problem, then
+  // choose_dmo_plan), without the other figures; the one chosen in full.
+  MemoryProblem current_problem = planned_problem(graph, unsplit, overlaps);
+  Plan current_dmo = choose_dmo_plan(current_problem, options.alignment).dmo;
+  result.unsplit_bytes = current_dmo.arena_size;
+  const int64_t macs = model_macs(graph);
   auto within_budget = [&](int64_t extra) {
     return static_cast<double>(extra) <= max_recompute_percent / 100.0 * static_cast<double>(macs);
   };
@@ -141,7 +147,7 @@ SplitSearchResult search_split_stages(const Graph& graph, const PlanOptions& opt
   StageSet current;
   int64_t current_bytes = result.unsplit_bytes;
   for (;;) {
-    const std::set<int32_t> peak = peak_ops(current_plan);
+    const std::set<int32_t> peak = peak_ops(graph, current, current_problem, current_dmo);
     struct Trial {
       StageSet set;
       MemoryProblem problem;
@@ -176,6 +182,7 @@ SplitSearchResult search_split_stages(const Graph& graph, const PlanOptions& opt
       return ea != eb ? ea < eb : a.bound < b.bound;
     });
     const Trial* best = nullptr;
+    Plan best_dmo;
     int64_t best_bytes = current_bytes;
     for (const Trial& trial : trials) {
       const int64_t extra = trial.set.extra_macs();
@@ -183,34 +190,31 @@ SplitSearchResult search_split_stages(const Graph& graph, const PlanOptions& opt
         return p.first.extra_macs() <= extra && p.second <= trial.bound;
       });
       if (dominated) continue;
-      const int64_t bytes = choose_dmo_plan(trial.problem, options.alignment).dmo.arena_size;
+      Plan dmo = choose_dmo_plan(trial.problem, options.alignment).dmo;
+      const int64_t bytes = dmo.arena_size;
       ++result.candidates_planned;
       arena_of[trial.set.key()] = bytes;
       planned.emplace_back(trial.set, bytes);
       if (bytes < best_bytes) {
         best = &trial;
         best_bytes = bytes;
+        best_dmo = std::move(dmo);
       }
     }
     if (!best) break;
     current = best->set;
     current_bytes = best_bytes;
-    PlanOptions split = unsplit;
-    split.split = current.split();
-    current_plan = plan_model(graph, split, overlaps);
+    current_problem = best->problem;
+    current_dmo = std::move(best_dmo);
   }
   // The smallest arena planned, and of those the least recompute.
   const auto chosen = std::min_element(planned.begin(), planned.end(), [](const auto& a, const auto& b) {
     return a.second != b.second ? a.second < b.second : a.first.extra_macs() < b.first.extra_macs();
   });
-  if (chosen->first.key() != current.key()) {
-    current = chosen->first;
-    PlanOptions split = unsplit;
-    split.split = current.split();
-    current_plan = plan_model(graph, split, overlaps);
-  }
-  result.stages = current.split();
-  result.plan = std::move(current_plan);
+  PlanOptions split = unsplit;
+  split.split = chosen->first.split();
+  result.stages = split.split;
+  result.plan = plan_model(graph, split, overlaps);
   std::vector<SplitTradeoff> tradeoffs;
   for (const auto& [set, bytes] : planned) tradeoffs.push_back({set.split(), bytes, set.extra_macs()});
   result.pareto = pareto_front(std::move(tradeoffs));
