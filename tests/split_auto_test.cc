@@ -311,8 +311,8 @@ std::string temp_path(const std::string& name) {
 constexpr const char* kModel = "mobilenet_v1_0.25_128_uint8";
 
 // The plan `dmo plan --json` reports, as a plan file with its "split" list.
-nlohmann::json plan_file_from(const std::vector<std::string>& plan_args) {
-  std::vector<std::string> args = {"plan", kModel, "--json"};
+nlohmann::json plan_file_from(const std::vector<std::string>& plan_args, const std::string& model = kModel) {
+  std::vector<std::string> args = {"plan", model, "--json"};
   args.insert(args.end(), plan_args.begin(), plan_args.end());
   const test::CommandResult r = test::run_dmo(args);
   EXPECT_EQ(r.exit_status, 0) << r.err;
@@ -324,10 +324,10 @@ nlohmann::json plan_file_from(const std::vector<std::string>& plan_args) {
 }
 
 test::CommandResult verify_with_file(const nlohmann::json& file, const std::string& name,
-                                     std::vector<std::string> extra = {}) {
+                                     std::vector<std::string> extra = {}, const std::string& model = kModel) {
   const std::string path = temp_path(name);
   std::ofstream(path) << file.dump();
-  std::vector<std::string> args = {"verify", kModel, "--plan", path};
+  std::vector<std::string> args = {"verify", model, "--plan", path};
   args.insert(args.end(), extra.begin(), extra.end());
   test::CommandResult r = test::run_dmo(args);
   std::filesystem::remove(path);
@@ -395,6 +395,20 @@ TEST(SplitPlanFile, BadStagesAreOneLineErrorsNamingTheFileAndTheOp) {
   expect_one_line_exit_2(verify_with_file(good, "both.json", {"--split", "4-5:2"}),
                          "the plan file names its split stages");
   expect_one_line_exit_2(verify_with_file(good, "auto.json", {"--split", "auto"}), "--split auto plans with dmo");
+}
+
+TEST(SplitPlanFile, OpsThatAreNotAChainAreNamed) {
+  // MobileNet v2: op 8's output is the ADD's input 1; op 12's output is
+  // read by op 13 and by the ADD of the next block.
+  const std::string model = "mobilenet_v2_0.35_96_int8";
+  nlohmann::json file = plan_file_from({}, model);
+  file["split"] = {{{"ops", {8, 9}}, {"tiles", 2}}};
+  expect_one_line_exit_2(verify_with_file(file, "apart.json", {}, model),
+                         "op 8 (CONV_2D) and op 9 (ADD): op 9 does not read tensor 27 as its input 0: the ops are not "
+                         "adjacent in a chain");
+  file["split"] = {{{"ops", {12, 13}}, {"tiles", 2}}};
+  expect_one_line_exit_2(verify_with_file(file, "branch.json", {}, model),
+                         "op 12 (CONV_2D) and op 13 (CONV_2D): tensor 37 is also read by op 16 (ADD): a branch");
 }
 
 // ------------------------------------------------------------- CLI
