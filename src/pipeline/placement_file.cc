@@ -5,12 +5,15 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "dmo/error.h"
 #include "dmo/model/lifetime.h"
 #include "dmo/model/model_timeline.h"
 #include "dmo/plan/memory_problem.h"
+#include "dmo/schedule/schedule.h"
+#include "dmo/transform/split_schedule.h"
 
 namespace dmo {
 
@@ -35,9 +38,51 @@ std::string tensor_label(const Graph& graph, int32_t flat) {
   return fmt::format("tensor {} (subgraph {} tensor {}) '{}'", flat, at.subgraph, at.index, name);
 }
 
+// The "split" list: stages as `dmo plan --json` writes them.
+std::vector<SplitStage> split_stages_of(const nlohmann::json& list, const std::string& path, const Graph& graph) {
+  if (!list.is_array()) throw Error(fmt::format("{}: split must be a list of stages", path));
+  std::vector<SplitStage> stages;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const nlohmann::json& entry = list[i];
+    const std::string where = fmt::format("{}: split stage {}", path, i);
+    const std::string form = R"({"ops": [FIRST, LAST], "axis": "height", "tiles": N})";
+    if (!entry.is_object()) throw Error(fmt::format("{}: expected {}", where, form));
+    for (const auto& field : entry.items()) {
+      if (field.key() != "ops" && field.key() != "axis" && field.key() != "tiles" && field.key() != "extra_macs") {
+        throw Error(fmt::format("{}: unknown field '{}' (a stage has ops, axis, tiles, extra_macs)", where,
+                                field.key()));
+      }
+    }
+    const nlohmann::json& ops = entry.contains("ops") ? entry["ops"] : nlohmann::json();
+    if (!ops.is_array() || ops.size() != 2 || !ops[0].is_number_integer() || !ops[1].is_number_integer() ||
+        !entry.contains("tiles") || !entry["tiles"].is_number_integer()) {
+      throw Error(fmt::format("{}: expected {}", where, form));
+    }
+    if (entry.contains("axis") && entry["axis"] != "height") {
+      throw Error(fmt::format("{}: axis {}: dmo splits along the height only", where, entry["axis"].dump()));
+    }
+    if (entry.contains("extra_macs") && !entry["extra_macs"].is_number_integer()) {
+      throw Error(fmt::format("{}: extra_macs must be an integer", where));
+    }
+    const int64_t limit = std::numeric_limits<int32_t>::max();
+    SplitStage stage;
+    stage.first_op = static_cast<int32_t>(integer_in(ops[0], path, fmt::format("split stage {} first op", i), 0, limit));
+    stage.last_op = static_cast<int32_t>(integer_in(ops[1], path, fmt::format("split stage {} last op", i), 0, limit));
+    stage.tiles = static_cast<int32_t>(integer_in(entry["tiles"], path, fmt::format("split stage {} tiles", i), 1, limit));
+    stages.push_back(stage);
+  }
+  // The stages' chains, tile counts and disjointness, named in the model's terms.
+  try {
+    split_schedule(graph, stages);
+  } catch (const Error& e) {
+    throw Error(fmt::format("{}: {}", path, e.what()));
+  }
+  return stages;
+}
+
 }  // namespace
 
-TensorPlacement read_placement_file(const std::string& path, const Graph& graph) {
+PlacementFile read_placement_file(const std::string& path, const Graph& graph) {
   const Subgraph& subgraph = graph.main();
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw Error(fmt::format("{}: is a directory, not a plan file", path));
@@ -52,8 +97,9 @@ TensorPlacement read_placement_file(const std::string& path, const Graph& graph)
   if (!j.is_object()) throw Error(fmt::format("{}: expected {{\"arena_bytes\": N, \"offsets\": [...]}}", path));
   // A misspelt field (say "descending_op") would otherwise be ignored silently.
   for (const auto& field : j.items()) {
-    if (field.key() != "arena_bytes" && field.key() != "offsets" && field.key() != "descending_ops") {
-      throw Error(fmt::format("{}: unknown field '{}' (a plan file has arena_bytes, offsets, descending_ops)", path,
+    if (field.key() != "arena_bytes" && field.key() != "offsets" && field.key() != "descending_ops" &&
+        field.key() != "split") {
+      throw Error(fmt::format("{}: unknown field '{}' (a plan file has arena_bytes, offsets, descending_ops, split)", path,
                               field.key()));
     }
   }
@@ -61,7 +107,11 @@ TensorPlacement read_placement_file(const std::string& path, const Graph& graph)
       !j["arena_bytes"].is_number_integer()) {
     throw Error(fmt::format("{}: expected {{\"arena_bytes\": N, \"offsets\": [...]}}", path));
   }
-  TensorPlacement placement;
+  PlacementFile file;
+  if (j.contains("split")) file.split = split_stages_of(j["split"], path, graph);
+  // A split stage's intermediates take only their largest band.
+  const Schedule schedule = file.split.empty() ? Schedule{} : split_schedule(graph, file.split);
+  TensorPlacement& placement = file.placement;
   // Larger arenas than TFLM can address are refused before anything is allocated.
   placement.arena_size = integer_in(j["arena_bytes"], path, "arena_bytes", 0, kMaxArenaBytes);
   // Offsets of subgraph 0's tensors, or, for a model of several subgraphs
@@ -82,7 +132,9 @@ TensorPlacement read_placement_file(const std::string& path, const Graph& graph)
     if (!offset.is_number_integer()) throw Error(fmt::format("{}: offsets must be integers", path));
     const auto t = static_cast<int32_t>(placement.offsets.size());
     const Tensor& tensor = flat_tensor(graph, t);
-    const int64_t bytes = tensor.byte_size;
+    // Split stages run in subgraph 0 alone, where flat and local indices agree.
+    const BandBuffer* band = band_buffer_of(schedule, t);
+    const int64_t bytes = band ? band_bytes(tensor, band->rows) : tensor.byte_size;
     const std::string which = tensor_label(graph, t);
     const int64_t at = integer_in(offset, path, fmt::format("offset of tensor {}", t), -1, kMaxArenaBytes);
     if (at >= 0 && at > placement.arena_size - bytes) {
@@ -103,7 +155,7 @@ TensorPlacement read_placement_file(const std::string& path, const Graph& graph)
           static_cast<int32_t>(integer_in(op, path, "descending op", 0, std::max<int64_t>(ops - 1, 0))));
     }
   }
-  return placement;
+  return file;
 }
 
 }  // namespace dmo

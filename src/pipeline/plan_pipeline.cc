@@ -78,28 +78,20 @@ int64_t PlanResult::extra_macs() const {
   return extra;
 }
 
-PlanResult plan_model(const Graph& graph, const PlanOptions& options) {
-  const Subgraph& sg = graph.main();
-  PlanResult r;
-  if (!options.split.empty()) {
-    for (KernelFamily family : options.families) {
-      if (family != KernelFamily::kTflmReference) {
-        throw Error(fmt::format("{}: split stages run dmo's reference kernels; {} kernels compute whole outputs",
-                                graph.source, kernel_family_name(family)));
-      }
+namespace {
+
+// Split stages run dmo's reference kernels only.
+void require_reference_kernels_for_split(const Graph& graph, const PlanOptions& options) {
+  if (options.split.empty()) return;
+  for (KernelFamily family : options.families) {
+    if (family != KernelFamily::kTflmReference) {
+      throw Error(fmt::format("{}: split stages run dmo's reference kernels; {} kernels compute whole outputs",
+                              graph.source, kernel_family_name(family)));
     }
   }
-  r.schedule = planned_schedule(graph, options, {});
-  r.macs = model_macs(graph);
-  for (const StageTiling& tiling : stage_tilings(graph, r.schedule)) r.split_macs.push_back(stage_macs(graph, tiling));
-  r.problem = build_scheduled_problem(graph, r.schedule);
-  r.lifetimes = scheduled_problem_lifetimes(graph, r.schedule);
-  r.op_times = first_time_of_ops(graph, r.schedule);
-  r.planned_subgraphs = plans_whole_model(graph) ? static_cast<int32_t>(graph.subgraphs.size()) : 1;
-  if (options.preserve_graph_inputs) keep_graph_inputs_to_the_end(sg, r.problem, r.lifetimes);
+}
 
-  r.method = options.method;
-  r.alignment = options.alignment;
+SafeOverlapOptions safe_overlap_options(const PlanOptions& options) {
   SafeOverlapOptions overlap_options;
   overlap_options.method = options.method;
   overlap_options.preserve_graph_inputs = options.preserve_graph_inputs;
@@ -108,18 +100,75 @@ PlanResult plan_model(const Graph& graph, const PlanOptions& options) {
   overlap_options.allow_descending = options.allow_descending && walks_descending_allowed(options.families);
   overlap_options.families = options.families;
   overlap_options.progress = options.progress;
-  r.allow_descending = overlap_options.allow_descending;
-  r.families = options.families;
-  r.overlaps = compute_safe_overlaps(graph, r.schedule, overlap_options);
+  return overlap_options;
+}
+
+// The schedule's problem: buffers, lifetimes, the overlap pairs of the ops
+// outside split stages, the kernels' scratch buffers and the accelerator
+// ops' fixed buffers. `overlaps` is updated: a split op's pair is unused.
+struct ScheduledPlanProblem {
+  MemoryProblem problem;
+  std::vector<Lifetime> lifetimes;
+  std::vector<int32_t> op_times;
+  std::vector<ScratchBuffer> scratch_buffers;
+  int32_t accelerator_fixed_buffers = 0;
+};
+
+ScheduledPlanProblem scheduled_plan_problem(const Graph& graph, const PlanOptions& options, const Schedule& schedule,
+                                            std::vector<OpOverlap>& overlaps) {
+  ScheduledPlanProblem p;
+  p.problem = build_scheduled_problem(graph, schedule);
+  p.lifetimes = scheduled_problem_lifetimes(graph, schedule);
+  p.op_times = first_time_of_ops(graph, schedule);
+  if (options.preserve_graph_inputs) keep_graph_inputs_to_the_end(graph.main(), p.problem, p.lifetimes);
   // A split op runs band by band: its whole-op O_s does not hold.
-  for (OpOverlap& o : r.overlaps) {
-    if (runs_in_split_stage(r.schedule, o.pair.op)) o.used_bytes = o.used_descending_bytes = 0;
+  for (OpOverlap& o : overlaps) {
+    if (runs_in_split_stage(schedule, o.pair.op)) o.used_bytes = o.used_descending_bytes = 0;
   }
   // Overlap pairs join tensors; the scratch buffers come after them.
-  add_scheduled_overlap_pairs(graph, r.schedule, r.problem, r.overlaps);
-  r.scratch_buffers = kernel_scratch_buffers(graph, options.families);
-  add_scratch_buffers(r.problem, r.scratch_buffers, r.op_times);
-  r.accelerator_fixed_buffers = fix_accelerator_buffers(graph, r.problem);
+  add_scheduled_overlap_pairs(graph, schedule, p.problem, overlaps);
+  p.scratch_buffers = kernel_scratch_buffers(graph, options.families);
+  add_scratch_buffers(p.problem, p.scratch_buffers, p.op_times);
+  p.accelerator_fixed_buffers = fix_accelerator_buffers(graph, p.problem);
+  return p;
+}
+
+}  // namespace
+
+std::vector<OpOverlap> unsplit_safe_overlaps(const Graph& graph, const PlanOptions& options) {
+  return compute_safe_overlaps(graph, default_schedule(graph), safe_overlap_options(options));
+}
+
+MemoryProblem planned_problem(const Graph& graph, const PlanOptions& options, std::vector<OpOverlap> overlaps) {
+  require_reference_kernels_for_split(graph, options);
+  return scheduled_plan_problem(graph, options, planned_schedule(graph, options, {}), overlaps).problem;
+}
+
+PlanResult plan_model(const Graph& graph, const PlanOptions& options) {
+  require_reference_kernels_for_split(graph, options);
+  const Schedule schedule = planned_schedule(graph, options, {});
+  return plan_model(graph, options, compute_safe_overlaps(graph, schedule, safe_overlap_options(options)));
+}
+
+PlanResult plan_model(const Graph& graph, const PlanOptions& options, std::vector<OpOverlap> overlaps) {
+  const Subgraph& sg = graph.main();
+  PlanResult r;
+  require_reference_kernels_for_split(graph, options);
+  r.schedule = planned_schedule(graph, options, {});
+  r.macs = model_macs(graph);
+  for (const StageTiling& tiling : stage_tilings(graph, r.schedule)) r.split_macs.push_back(stage_macs(graph, tiling));
+  r.planned_subgraphs = plans_whole_model(graph) ? static_cast<int32_t>(graph.subgraphs.size()) : 1;
+  r.method = options.method;
+  r.alignment = options.alignment;
+  r.allow_descending = safe_overlap_options(options).allow_descending;
+  r.families = options.families;
+  ScheduledPlanProblem planned = scheduled_plan_problem(graph, options, r.schedule, overlaps);
+  r.overlaps = std::move(overlaps);
+  r.problem = std::move(planned.problem);
+  r.lifetimes = std::move(planned.lifetimes);
+  r.op_times = std::move(planned.op_times);
+  r.scratch_buffers = std::move(planned.scratch_buffers);
+  r.accelerator_fixed_buffers = planned.accelerator_fixed_buffers;
 
   r.tflm_problem = build_tflm_memory_problem(graph);
   // TFLM runs every op whole, in file order: its own times.

@@ -11,6 +11,7 @@
 #include "dmo/pipeline/placement_file.h"
 #include "dmo/pipeline/plan_pipeline.h"
 #include "dmo/pipeline/scheduled_problem.h"
+#include "dmo/pipeline/split_search.h"
 #include "dmo/plan/plan_validator.h"
 #include "dmo/plan/tflm_greedy_planner.h"
 #include "dmo/runtime/interpreter.h"
@@ -57,20 +58,33 @@ PlanToVerify offline_placement(const Graph& graph) {
 }
 
 PlanToVerify choose_plan_to_verify(const Graph& graph, const std::string& plan, const VerifyProgress& progress,
-                                   const std::vector<KernelFamily>& families, const std::vector<SplitStage>& split) {
+                                   const std::vector<KernelFamily>& families, const SplitRequest& split) {
   // An op dmo cannot run makes the proof impossible: say so before planning,
   // which takes seconds on large models.
   for (KernelFamily family : families) require_kernels(graph, family);
-  if (!split.empty()) split_schedule(graph, split);  // a bad stage is named before planning
-  if (plan.empty() && graph.offline_plan && split.empty()) return offline_placement(graph);
-  if (plan.empty() || plan == "dmo") {
-    PlanOptions options;
-    options.progress = progress;
-    options.families = families;
-    options.split = split;
-    return {PlanSource::kDmo, dmo_placement(graph, plan_model(graph, options)), 0};
+  if (split.method == SplitMethod::kManual) split_schedule(graph, split.stages);  // a bad stage is named before planning
+  const bool dmo_plan = plan == "dmo" || (plan.empty() && (!graph.offline_plan || split.method != SplitMethod::kNone));
+  if (plan.empty() && !dmo_plan) return offline_placement(graph);
+  PlanOptions options;
+  options.progress = progress;
+  options.families = families;
+  if (dmo_plan && split.method == SplitMethod::kAuto) {
+    SplitSearchResult found = search_split_stages(graph, options, split.max_recompute_percent);
+    return {PlanSource::kDmo, dmo_placement(graph, found.plan), 0, found.stages};
   }
-  return {PlanSource::kFile, read_placement_file(plan, graph), 0};
+  if (dmo_plan) {
+    options.split = split.stages;
+    return {PlanSource::kDmo, dmo_placement(graph, plan_model(graph, options)), 0, split.stages};
+  }
+  if (split.method == SplitMethod::kAuto) {
+    throw Error(fmt::format("{}: --split auto plans with dmo; a plan file is planned already", plan));
+  }
+  PlacementFile file = read_placement_file(plan, graph);
+  if (!file.split.empty() && split.method == SplitMethod::kManual) {
+    throw Error(fmt::format("{}: the plan file names its split stages; --split would run others", plan));
+  }
+  if (file.split.empty()) file.split = split.stages;
+  return {PlanSource::kFile, std::move(file.placement), 0, std::move(file.split)};
 }
 
 std::vector<std::string> validate_placement(const Graph& graph, const TensorPlacement& placement,

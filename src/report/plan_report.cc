@@ -7,6 +7,7 @@
 #include "dmo/model/model_timeline.h"
 #include "dmo/plan/bounds.h"
 #include "dmo/report/kernel_family_columns.h"
+#include "dmo/report/split_report.h"
 
 namespace dmo {
 
@@ -109,7 +110,7 @@ double extra_macs_percent(const PlanResult& r) {
 
 }  // namespace
 
-nlohmann::json plan_report_json(const Graph& graph, const PlanResult& r) {
+nlohmann::json plan_report_json(const Graph& graph, const PlanResult& r, const SplitSearchResult* search) {
   const Subgraph& sg = graph.main();
   const std::vector<char> descending = descending_flags(sg, r.dmo);
   nlohmann::json ops = nlohmann::json::array();
@@ -200,7 +201,13 @@ nlohmann::json plan_report_json(const Graph& graph, const PlanResult& r) {
           {"tensors", tensors},
           {"other_subgraphs", other_subgraphs_json(graph, r, offset_of, dmo_offset_of)}};
   if (r.planned_subgraphs > 1 && r.peak_op >= 0) report["peak_runs"] = time_label(graph, r, r.peak_op);
-  if (!r.split_macs.empty()) {
+  const SplitMethod method = search                  ? SplitMethod::kAuto
+                            : r.split_macs.empty() ? SplitMethod::kNone
+                                                   : SplitMethod::kManual;
+  report["split_method"] = split_method_name(method);
+  report["split_bytes"] = r.dmo.arena_size;
+  if (search) report["split_search"] = split_search_json(*search);
+  if (method != SplitMethod::kNone) {
     nlohmann::json stages = nlohmann::json::array();
     for (const StageMacs& stage : r.split_macs) {
       stages.push_back({{"ops", {stage.stage.first_op, stage.stage.last_op}},

@@ -16,33 +16,52 @@ bool contains(const std::vector<int32_t>& list, int32_t value) {
   return std::find(list.begin(), list.end(), value) != list.end();
 }
 
-// Op `op` of the chain passes its output 0 to op + 1 alone, as its input 0.
-void require_chain_link(const Graph& graph, int32_t op) {
+// Why op `op` does not pass its output 0 to op + 1 alone, as its input 0;
+// empty when it does.
+std::string chain_link_problem(const Graph& graph, int32_t op) {
   const Subgraph& sg = graph.main();
   const Op& producer = sg.ops[static_cast<size_t>(op)];
   const Op& consumer = sg.ops[static_cast<size_t>(op + 1)];
-  auto fail = [&](const std::string& what) {
-    throw Error(fmt::format("{}: split: op {} ({}) and op {} ({}): {}", graph.source, op, producer.name(), op + 1,
-                            consumer.name(), what));
-  };
-  if (producer.outputs.size() != 1) fail(fmt::format("op {} has {} outputs", op, producer.outputs.size()));
+  if (producer.outputs.size() != 1) return fmt::format("op {} has {} outputs", op, producer.outputs.size());
   const int32_t link = producer.outputs[0];
   if (consumer.inputs.empty() || consumer.inputs[0] != link) {
-    fail(fmt::format("op {} does not read tensor {} as its input 0: the ops are not adjacent in a chain", op + 1,
-                     link));
+    return fmt::format("op {} does not read tensor {} as its input 0: the ops are not adjacent in a chain", op + 1,
+                       link);
   }
-  if (contains(sg.outputs, link)) fail(fmt::format("tensor {} is a graph output", link));
+  if (contains(sg.outputs, link)) return fmt::format("tensor {} is a graph output", link);
   for (size_t i = 0; i < sg.ops.size(); ++i) {
     const auto reader = static_cast<int32_t>(i);
     const std::vector<int32_t>& inputs = sg.ops[i].inputs;
     const auto uses = std::count(inputs.begin(), inputs.end(), link);
     if (uses > (reader == op + 1 ? 1 : 0)) {
-      fail(fmt::format("tensor {} is also read by op {} ({}): a branch", link, reader, sg.ops[i].name()));
+      return fmt::format("tensor {} is also read by op {} ({}): a branch", link, reader, sg.ops[i].name());
     }
   }
+  return {};
+}
+
+void require_chain_link(const Graph& graph, int32_t op) {
+  const std::string problem = chain_link_problem(graph, op);
+  if (problem.empty()) return;
+  const Subgraph& sg = graph.main();
+  throw Error(fmt::format("{}: split: op {} ({}) and op {} ({}): {}", graph.source, op,
+                          sg.ops[static_cast<size_t>(op)].name(), op + 1, sg.ops[static_cast<size_t>(op + 1)].name(),
+                          problem));
 }
 
 }  // namespace
+
+bool links_chain(const Graph& graph, int32_t op) {
+  const auto op_count = static_cast<int32_t>(graph.main().ops.size());
+  return op >= 0 && op + 1 < op_count && chain_link_problem(graph, op).empty();
+}
+
+bool tiles_along_height(const Graph& graph, int32_t op) {
+  const Subgraph& sg = graph.main();
+  if (op < 0 || op >= static_cast<int32_t>(sg.ops.size())) return false;
+  return splits_along_height(static_cast<OpKind>(sg.ops[static_cast<size_t>(op)].builtin_code)) &&
+         row_window(sg, op).has_value();
+}
 
 StageTiling tile_stage(const Graph& graph, const SplitStage& stage) {
   const Subgraph& sg = graph.main();

@@ -10,6 +10,7 @@
 #include "dmo/error.h"
 #include "dmo/pipeline/model_source.h"
 #include "dmo/pipeline/plan_pipeline.h"
+#include "dmo/pipeline/split_request.h"
 #include "dmo/pipeline/tflm_export.h"
 #include "dmo/tflite/reader.h"
 #include "dmo/tflite/writer.h"
@@ -19,11 +20,20 @@
 
 namespace dmo::cli {
 
+namespace {
+
+const char* const kSplitNotExported =
+    "split stages are not exported: TFLM runs every op whole and cannot execute a split schedule, so the plan "
+    "written is dmo's unsplit plan (dmo run/verify --split run split plans)";
+
+}  // namespace
+
 Command add_export_command(CLI::App& app) {
   struct Options {
     std::string model, output, c_header;
     bool json = false, preserve_inputs = false;
     std::string kernels = "all";
+    std::vector<std::string> split;
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
@@ -39,7 +49,12 @@ Command add_export_command(CLI::App& app) {
   cmd->add_flag("--json", o->json, "print one JSON object");
   add_kernels_option(cmd, o->kernels,
                      "default all: firmware built with TFLM's reference kernels or with CMSIS-NN can use the file");
+  cmd->add_option("--split", o->split,
+                  "accepted for symmetry with plan/verify/run, but never exported: TFLM runs every op whole, so the "
+                  "file holds the unsplit plan");
   return [o] {
+    // TFLM cannot run a split schedule: the stages are checked for form only.
+    const bool split_asked = parse_split_request(o->split).method != SplitMethod::kNone;
     if (o->output.empty() && o->c_header.empty()) {
       throw Error("export: give -o OUT.tflite, --c-header FILE.h, or both");
     }
@@ -89,6 +104,7 @@ Command add_export_command(CLI::App& app) {
                           {"preserve_inputs", o->preserve_inputs},
                           {"overwritten_inputs", deployment.overwritten_inputs},
                           {"subgraphs", graph.subgraphs.size()}};
+      if (split_asked) j["split"] = kSplitNotExported;
       std::cout << j.dump(2) << '\n';
       return 0;
     }
@@ -104,6 +120,7 @@ Command add_export_command(CLI::App& app) {
         graph.subgraphs.size() > 1 ? " of every subgraph, planned together as TFLM plans them" : " of subgraph 0",
         deployment.arena_bytes,
         deployment.without_export_bytes, deployment.arena_bytes);
+    if (split_asked) std::cout << kSplitNotExported << '\n';
     std::cout << "safe for: " << deployment_safe_for(deployment) << '\n' << graph_inputs_statement(graph, deployment) << '\n';
     return 0;
   };

@@ -1,12 +1,16 @@
 #include <fmt/format.h>
 
 #include <iostream>
+#include <optional>
 
 #include "commands.h"
+#include "dmo/error.h"
 #include "dmo/pipeline/model_source.h"
+#include "dmo/pipeline/split_search.h"
 #include "dmo/plan/problem_file.h"
 #include "dmo/report/plan_report.h"
 #include "dmo/report/plan_svg.h"
+#include "dmo/report/split_report.h"
 #include "dmo/runtime/plan_verifier.h"
 #include "dmo/zoo/zoo.h"
 #include "io_files.h"
@@ -27,7 +31,8 @@ Command add_plan_command(CLI::App& app) {
     std::string walks = "any";
     std::string dump_problem;
     std::string kernels = "tflm-reference";
-    std::vector<std::string> split;
+    SplitArguments split;
+    bool split_report = false;
   };
   auto options = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("plan", "Arena figures of a model: naive, TFLM's greedy planner, lower bound");
@@ -47,13 +52,19 @@ Command add_plan_command(CLI::App& app) {
                   "output descending, as dmo's runtime can) or ascending (TFLite's order only, what TFLM runs)")
       ->check(CLI::IsMember({"any", "ascending"}));
   add_kernels_option(cmd, options->kernels, "default tflm-reference; a cmsis family walks ascending only");
-  add_split_option(cmd, options->split);
+  add_split_options(cmd, options->split);
+  cmd->add_flag("--split-report", options->split_report,
+                "with --split auto: print the trade-off curve, arena bytes against extra MACs, of the stage sets the "
+                "search planned");
   cmd->add_option("--dump-problem", options->dump_problem,
                   "write the problem dmo's planner solved (buffers, lifetimes, overlap pairs) to this JSON file, "
                   "for `dmo solve`");
   cmd->add_option("--svg", options->svg, "draw the arena over time, TFLM's plan beside dmo's, into this SVG file");
   return [options] {
-    const std::vector<SplitStage> split = split_stages(options->split);
+    const SplitRequest split = split_request(options->split);
+    if (options->split_report && split.method != SplitMethod::kAuto) {
+      throw Error("--split-report prints the trade-off curve of --split auto");
+    }
     Graph graph = load_model(options->model);
     for (const UnwrittenRead& read : unwritten_read_tensors(graph.main())) {
       std::cerr << "warning: " << describe_unwritten_read(graph.main(), read) << '\n';
@@ -66,13 +77,26 @@ Command add_plan_command(CLI::App& app) {
     report_options.alignment = options->alignment;
     report_options.allow_descending = options->walks == "any";
     report_options.families = kernel_families(options->kernels);
-    report_options.split = split;
+    report_options.split = split.stages;
     report_options.progress = progress_reporter("plan", "safe overlaps", "op walks");
-    PlanResult report = plan_model(graph, report_options);
+    std::optional<SplitSearchResult> search;
+    PlanResult planned;
+    if (split.method == SplitMethod::kAuto) {
+      search = search_split_stages(graph, report_options, split.max_recompute_percent);
+    } else {
+      planned = plan_model(graph, report_options);
+    }
+    const PlanResult& report = search ? search->plan : planned;
+    const SplitSearchResult* found = search ? &*search : nullptr;
     if (!options->dump_problem.empty()) write_text_file(options->dump_problem, problem_json(report.problem));
     if (!options->svg.empty()) write_text_file(options->svg, plan_svg(graph, report));
-    if (options->json) std::cout << plan_report_json(graph, report).dump(2) << '\n';
-    else std::cout << plan_report_text(graph, report);
+    if (options->json) {
+      std::cout << plan_report_json(graph, report, found).dump(2) << '\n';
+      return 0;
+    }
+    std::cout << plan_report_text(graph, report);
+    if (found) std::cout << split_search_summary_text(*found);
+    if (found && options->split_report) std::cout << split_tradeoff_text(*found);
     return 0;
   };
 }

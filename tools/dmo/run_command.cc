@@ -3,12 +3,17 @@
 #include <iostream>
 
 #include "commands.h"
+#include "dmo/error.h"
 #include "dmo/pipeline/model_source.h"
 #include "dmo/pipeline/placement_file.h"
 #include "dmo/pipeline/plan_pipeline.h"
+#include "dmo/pipeline/split_search.h"
+#include "dmo/report/split_report.h"
+#include "dmo/transform/split_schedule.h"
 #include "dmo/runtime/interpreter.h"
 #include "io_files.h"
 #include "progress.h"
+#include "split_option.h"
 
 namespace dmo::cli {
 
@@ -17,6 +22,7 @@ Command add_run_command(CLI::App& app) {
     std::string model, input, output, dump_dir, plan;
     uint32_t seed = 1;
     bool unshared = false;
+    SplitArguments split;
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("run", "Run a model inside one planned arena");
@@ -29,7 +35,13 @@ Command add_run_command(CLI::App& app) {
   CLI::Option* plan = cmd->add_option(
       "--plan", o->plan, "placement JSON {\"arena_bytes\", \"offsets\", optional \"descending_ops\"} (default: dmo's plan)");
   cmd->add_flag("--unshared", o->unshared, "give every tensor its own memory")->excludes(plan);
+  add_split_options(cmd, o->split);
   return [o] {
+    const SplitRequest split = split_request(o->split);
+    if (split.method == SplitMethod::kAuto && (o->unshared || !o->plan.empty())) {
+      throw Error(fmt::format("--split auto runs dmo's plan of the stages it finds; {} excludes it",
+                              o->unshared ? "--unshared" : "--plan"));
+    }
     if (!o->dump_dir.empty()) prepare_output_directory(o->dump_dir, "--dump-tensors");
     Graph graph = load_model(o->model);
     const Subgraph& sg = graph.main();
@@ -37,10 +49,33 @@ Command add_run_command(CLI::App& app) {
     require_kernels(graph);  // refuse an op dmo cannot run before planning
     PlanOptions plan_options;
     plan_options.progress = progress_reporter("run", "planning: safe overlaps", "op walks");
-    TensorPlacement placement = o->unshared      ? unshared_placement(sg)
-                                : o->plan.empty() ? dmo_placement(graph, plan_model(graph, plan_options))
-                                                  : read_placement_file(o->plan, graph);
-    Interpreter interpreter(graph, placement);
+    plan_options.split = split.stages;
+    TensorPlacement placement;
+    std::vector<SplitStage> stages = split.stages;
+    Schedule schedule;  // with split stages: the schedule the placement is for
+    if (o->unshared) {
+      placement = unshared_placement(sg);
+    } else if (!o->plan.empty()) {
+      PlacementFile file = read_placement_file(o->plan, graph);
+      if (!file.split.empty() && split.method == SplitMethod::kManual) {
+        throw Error(fmt::format("{}: the plan file names its split stages; --split would run others", o->plan));
+      }
+      placement = std::move(file.placement);
+      if (!file.split.empty()) stages = std::move(file.split);
+    } else {
+      PlanResult planned = split.method == SplitMethod::kAuto
+                               ? search_split_stages(graph, plan_options, split.max_recompute_percent).plan
+                               : plan_model(graph, plan_options);
+      placement = dmo_placement(graph, planned);
+      stages = planned.schedule.stages;
+      schedule = std::move(planned.schedule);
+    }
+    if (!stages.empty() && schedule.stages.empty()) schedule = split_schedule(graph, stages, placement.descending_ops);
+    if (!stages.empty() && !o->dump_dir.empty()) {
+      throw Error("--dump-tensors: the intermediates of split stages are never whole in memory; run without --split");
+    }
+    Interpreter interpreter = stages.empty() ? Interpreter(graph, placement)
+                                             : Interpreter(graph, placement, std::move(schedule));
     interpreter.set_inputs(input);
     auto dump = [&](int32_t t) {
       if (sg.tensors[static_cast<size_t>(t)].is_constant) return;
@@ -59,8 +94,10 @@ Command add_run_command(CLI::App& app) {
     });
     std::vector<uint8_t> outputs = interpreter.outputs();
     if (!o->output.empty()) write_file(o->output, outputs);
-    std::cout << fmt::format("{}: {} ops in a {}-byte arena, {} output bytes\n", graph.source, sg.ops.size(),
-                             placement.arena_size, outputs.size());
+    std::cout << fmt::format("{}: {} ops in a {}-byte arena{}, {} output bytes\n", graph.source, sg.ops.size(),
+                             placement.arena_size,
+                             stages.empty() ? "" : fmt::format(", ops split --split {}", split_stages_text(stages)),
+                             outputs.size());
     return 0;
   };
 }

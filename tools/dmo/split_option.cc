@@ -1,21 +1,31 @@
 #include "split_option.h"
 
-#include "dmo/transform/stage_tiling.h"
+#include "dmo/error.h"
 
 namespace dmo::cli {
 
-void add_split_option(CLI::App* command, std::vector<std::string>& specs) {
-  command->add_option("--split", specs,
+void add_split_options(CLI::App* command, SplitArguments& arguments) {
+  command->add_option("--split", arguments.values,
                       "run ops FIRST to LAST (a chain, each output read only by the next op) tile by tile: TILES "
                       "bands of the last output's rows, each intermediate held as its largest band, halo rows "
-                      "computed again (FIRST-LAST:TILES, e.g. 1-2:4; repeatable; dmo's reference kernels)")
+                      "computed again (FIRST-LAST:TILES, e.g. 1-2:4; repeatable; dmo's reference kernels); 'auto': "
+                      "the stages that make dmo's arena smallest within --max-recompute; 'none' (default)")
       ->allow_extra_args(false);
+  arguments.max_recompute_option =
+      command->add_option("--max-recompute", arguments.max_recompute,
+                          "with --split auto: the extra MACs of all stages at most this percentage of the model's "
+                          "MACs (default 20)")
+          ->check(CLI::NonNegativeNumber);
 }
 
-std::vector<SplitStage> split_stages(const std::vector<std::string>& specs) {
-  std::vector<SplitStage> stages;
-  for (const std::string& spec : specs) stages.push_back(parse_split_spec(spec));
-  return stages;
+SplitRequest split_request(const SplitArguments& arguments) {
+  SplitRequest request = parse_split_request(arguments.values);
+  if (arguments.max_recompute_option && arguments.max_recompute_option->count() > 0 &&
+      request.method != SplitMethod::kAuto) {
+    throw Error("--max-recompute applies to --split auto only");
+  }
+  request.max_recompute_percent = arguments.max_recompute;
+  return request;
 }
 
 }  // namespace dmo::cli

@@ -7,6 +7,7 @@
 #include "dmo/model/model_timeline.h"
 #include "dmo/pipeline/model_source.h"
 #include "dmo/pipeline/verified_plan.h"
+#include "dmo/report/split_report.h"
 #include "io_files.h"
 #include "kernels_option.h"
 #include "progress.h"
@@ -30,6 +31,7 @@ std::string plan_description(const PlanToVerify& plan) {
     case PlanSource::kDmo: text += "dmo's plan"; break;
     case PlanSource::kFile: text += "plan file"; break;
   }
+  if (!plan.split.empty()) text += fmt::format(", ops split --split {}", split_stages_text(plan.split));
   if (!p.descending_ops.empty()) {
     const size_t n = p.descending_ops.size();
     text += fmt::format(" ({} {} descending)", n, n == 1 ? "op walking" : "ops walking");
@@ -66,6 +68,7 @@ nlohmann::json verify_json(const Graph& graph, const PlanToVerify& plan, const V
                       {"clobbers", clobbers},
                       {"validator_errors", result.validator_errors},
                       {"unwritten_reads", unwritten}};
+  j["split"] = split_stages_json(plan.split);
   if (plan.source == PlanSource::kOfflinePlan) j["offline_unplanned_tensors"] = plan.unplanned_tensors;
   return j;
 }
@@ -78,7 +81,7 @@ Command add_verify_command(CLI::App& app) {
     uint32_t seed = 1;
     bool json = false;
     std::string kernels = "tflm-reference";
-    std::vector<std::string> split;
+    SplitArguments split;
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
@@ -96,9 +99,9 @@ Command add_verify_command(CLI::App& app) {
   add_kernels_option(cmd, o->kernels,
                      "default tflm-reference; dmo's plan is made for the families named, and the plan is run "
                      "and validated with each family's kernels in turn");
-  add_split_option(cmd, o->split);
+  add_split_options(cmd, o->split);
   return [o] {
-    const std::vector<SplitStage> split = split_stages(o->split);
+    const SplitRequest split = split_request(o->split);
     Graph graph = load_model(o->model);
     std::vector<uint8_t> input = load_input(graph, o->input, o->seed);
     const std::vector<KernelFamily> families = kernel_families(o->kernels);
@@ -111,7 +114,7 @@ Command add_verify_command(CLI::App& app) {
                                           "arena byte", kernel_family_name(family)));
       const VerifyResult result = verify_plan(graph, plan.placement, input,
                                               progress_reporter("verify", "validating: safe overlaps", "op walks"),
-                                              family, split);
+                                              family, plan.split);
       all_ok = all_ok && result.ok();
       if (o->json) {
         nlohmann::json j = verify_json(graph, plan, result);

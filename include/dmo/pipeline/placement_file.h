@@ -1,20 +1,33 @@
 // A placement (arena offsets per tensor) as a JSON plan file, the form
 // `dmo run/verify --plan FILE` read: {"arena_bytes": N, "offsets": [one per
-// tensor of subgraph 0, -1 = none], "descending_ops": [optional op indices]}.
-// For a model of several subgraphs "offsets" may also hold one per tensor of
-// every subgraph in flat order (subgraph 0 first), as `dmo plan --json`
-// writes them for a plan of the whole model. Every tensor TFLM plans needs
-// an offset inside the arena.
+// tensor of subgraph 0, -1 = none], "descending_ops": [optional op indices],
+// "split": [optional stages]}. For a model of several subgraphs "offsets" may
+// also hold one per tensor of every subgraph in flat order (subgraph 0
+// first), as `dmo plan --json` writes them for a plan of the whole model.
+// Every tensor TFLM plans needs an offset inside the arena. A stage is
+// written as `dmo plan --json` writes it: {"ops": [FIRST, LAST], "axis":
+// "height", "tiles": N, "extra_macs": M} (axis and extra_macs optional;
+// extra_macs is recomputed).
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "dmo/model/graph.h"
 #include "dmo/runtime/tensor_placement.h"
+#include "dmo/schedule/split_stage.h"
 
 namespace dmo {
 
-// Throws dmo::Error naming the file and the problem.
-TensorPlacement read_placement_file(const std::string& path, const Graph& graph);
+struct PlacementFile {
+  TensorPlacement placement;
+  // The split stages the placement is for: their ops run tile by tile and
+  // their intermediates take only their largest band.
+  std::vector<SplitStage> split;
+};
+
+// Throws dmo::Error naming the file and the problem (for a stage that is
+// not a splittable chain, the stage, the op and why).
+PlacementFile read_placement_file(const std::string& path, const Graph& graph);
 
 }  // namespace dmo

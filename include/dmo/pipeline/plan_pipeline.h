@@ -97,6 +97,20 @@ struct PlanResult {
 // checked by the validator (std::logic_error when one fails: a planner bug).
 PlanResult plan_model(const Graph& graph, const PlanOptions& options = {});
 
+// The same with each op's safe overlaps already computed by
+// unsplit_safe_overlaps for the same options (the slow step, done once when
+// many split stages are tried): split stages change no op's (output, dying
+// input) pair, and the pairs of their own ops go unused.
+PlanResult plan_model(const Graph& graph, const PlanOptions& options, std::vector<OpOverlap> overlaps);
+
+// Each op's safe overlaps under the default schedule, as plan_model
+// computes them for `options`.
+std::vector<OpOverlap> unsplit_safe_overlaps(const Graph& graph, const PlanOptions& options);
+
+// The problem plan_model gives dmo's planner for `options` (its split
+// stages), from unsplit_safe_overlaps: for bounds and plans of candidates.
+MemoryProblem planned_problem(const Graph& graph, const PlanOptions& options, std::vector<OpOverlap> overlaps);
+
 // The placement of dmo's plan (offsets per tensor, descending ops).
 TensorPlacement dmo_placement(const Graph& graph, const PlanResult& result);
 

@@ -12,6 +12,7 @@
 
 #include "dmo/model/graph.h"
 #include "dmo/ops/kernel_family.h"
+#include "dmo/pipeline/split_request.h"
 #include "dmo/runtime/plan_verifier.h"
 #include "dmo/runtime/tensor_placement.h"
 #include "dmo/schedule/split_stage.h"
@@ -33,6 +34,8 @@ struct PlanToVerify {
   // Offline plan only: planned tensors the plan leaves to TFLM (-1), each
   // given a place of its own after the offline-planned ones.
   int32_t unplanned_tensors = 0;
+  // The split stages the plan's schedule runs (pipeline/plan_pipeline.h).
+  std::vector<SplitStage> split = {};
 };
 
 // `plan` is "" (the model's offline plan when it carries one, else dmo's
@@ -40,11 +43,13 @@ struct PlanToVerify {
 // `progress` is told of the safe-overlap analysis (SafeOverlapOptions::progress).
 using VerifyProgress = std::function<void(size_t done, size_t total)>;
 // `families`: the kernels the plan must be safe for (dmo's plan is made for
-// them; each must have a kernel for every op). `split`: the split stages
-// the plan runs (pipeline/plan_pipeline.h); with them, "" is dmo's plan.
+// them; each must have a kernel for every op). `split`: how the plan
+// splits ops: with stages given or searched (pipeline/split_search.h), ""
+// is dmo's plan of them. A plan file carries its own stages: a request for
+// stages as well is refused, except stages given for a file naming none.
 PlanToVerify choose_plan_to_verify(const Graph& graph, const std::string& plan, const VerifyProgress& progress = nullptr,
                                    const std::vector<KernelFamily>& families = {KernelFamily::kTflmReference},
-                                   const std::vector<SplitStage>& split = {});
+                                   const SplitRequest& split = {});
 
 // The offline plan's offsets for the tensors of subgraph 0, every op walking
 // ascending as TFLM's kernels do; tensors it leaves to TFLM (-1) are put

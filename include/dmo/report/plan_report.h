@@ -9,10 +9,14 @@
 
 #include "dmo/model/graph.h"
 #include "dmo/pipeline/plan_pipeline.h"
+#include "dmo/pipeline/split_request.h"
+#include "dmo/pipeline/split_search.h"
 
 namespace dmo {
 
-nlohmann::json plan_report_json(const Graph& graph, const PlanResult& report);
+// With `search` (`--split auto`), `report` is its plan and the search's
+// outcome is added as "split_search".
+nlohmann::json plan_report_json(const Graph& graph, const PlanResult& report, const SplitSearchResult* search = nullptr);
 std::string plan_report_text(const Graph& graph, const PlanResult& report);
 
 }  // namespace dmo

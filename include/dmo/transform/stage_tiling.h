@@ -35,6 +35,14 @@ struct StageTiling {
 // the last output has rows.
 StageTiling tile_stage(const Graph& graph, const SplitStage& stage);
 
+// Whether op `op` of subgraph 0 passes its output 0 to op + 1 alone, as
+// its input 0 (a link of a splittable chain).
+bool links_chain(const Graph& graph, int32_t op);
+
+// Whether op `op` of subgraph 0 can run in a stage: a windowed kind
+// (receptive_field.h) with a row window.
+bool tiles_along_height(const Graph& graph, int32_t op);
+
 // "FIRST-LAST:TILES" (e.g. "1-2:4") as a height split; throws dmo::Error
 // naming the spec when it is malformed. The chain itself is checked by
 // tile_stage.

@@ -1,0 +1,55 @@
+// `--split auto`: the split stages (transform/split_candidates.h) that make
+// dmo's arena smallest, planned jointly with the other ops' overlaps and
+// walks, under a recompute budget: the extra MACs of all stages together
+// at most a percentage of the model's MACs.
+//
+// The search is greedy: it finds the ops at the current plan's peak, tries
+// the candidate stages containing one of them (replacing the stages they
+// share ops with), keeps the one giving the smallest arena, and repeats
+// until no candidate lowers the arena. A candidate is planned only when a
+// lower bound of its arena (with overlaps, plan/bounds.h) is below the
+// current arena and no set planned already, recomputing no more, has an
+// arena at or below that bound: so every set that can lower the arena or
+// join the trade-off curve is planned, and the slow step, each op's safe
+// overlaps, is done once.
+// It never returns an arena above the unsplit plan's: with no candidate
+// that helps it returns no stages.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "dmo/model/graph.h"
+#include "dmo/pipeline/plan_pipeline.h"
+#include "dmo/schedule/split_stage.h"
+
+namespace dmo {
+
+// One set of stages the search planned.
+struct SplitTradeoff {
+  std::vector<SplitStage> stages;  // empty: the unsplit plan
+  int64_t arena_bytes = 0;         // dmo's arena (PlanResult::dmo)
+  int64_t extra_macs = 0;
+};
+
+struct SplitSearchResult {
+  // plan_model's result with the stages found (the unsplit plan when none).
+  PlanResult plan;
+  std::vector<SplitStage> stages;
+  int64_t unsplit_bytes = 0;
+  double max_recompute_percent = 0;
+  // The trade-off curve: the planned sets no other planned set beats on
+  // both arena and extra MACs, extra MACs ascending (the unsplit plan
+  // first), and the index of the one chosen (the smallest arena).
+  std::vector<SplitTradeoff> pareto;
+  size_t chosen = 0;
+  int32_t candidates = 0;          // stages within the budget
+  int32_t candidates_planned = 0;  // stage sets planned in full
+};
+
+// Throws dmo::Error when `max_recompute_percent` is negative or not a
+// number, or when `options` names kernels other than dmo's reference ones
+// (split stages run those only). `options.split` is ignored.
+SplitSearchResult search_split_stages(const Graph& graph, const PlanOptions& options, double max_recompute_percent);
+
+}  // namespace dmo

@@ -1,0 +1,228 @@
+#include "dmo/pipeline/split_search.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <string>
+
+#include "dmo/error.h"
+#include "dmo/plan/bounds.h"
+#include "dmo/plan/dmo_plan_choice.h"
+#include "dmo/plan/tflm_greedy_planner.h"
+#include "dmo/transform/split_candidates.h"
+#include "dmo/transform/split_macs.h"
+#include "dmo/transform/split_schedule.h"
+
+namespace dmo {
+
+namespace {
+
+bool shares_ops(const SplitStage& a, const SplitStage& b) {
+  return a.first_op <= b.last_op && b.first_op <= a.last_op;
+}
+
+// A set of stages with the extra MACs of each (split_candidates' counts).
+struct StageSet {
+  std::vector<SplitCandidate> stages;  // op order
+  int64_t extra_macs() const {
+    int64_t total = 0;
+    for (const SplitCandidate& c : stages) total += c.extra_macs;
+    return total;
+  }
+  std::vector<SplitStage> split() const {
+    std::vector<SplitStage> split;
+    for (const SplitCandidate& c : stages) split.push_back(c.stage);
+    return split;
+  }
+  // Identifies the set: planned sets are remembered by it.
+  std::string key() const {
+    std::string key;
+    for (const SplitCandidate& c : stages) key += fmt::format("{}-{}:{} ", c.stage.first_op, c.stage.last_op, c.stage.tiles);
+    return key;
+  }
+};
+
+// `current` with `candidate` in place of the stages it shares ops with.
+StageSet with_stage(const StageSet& current, const SplitCandidate& candidate) {
+  StageSet next;
+  for (const SplitCandidate& c : current.stages) {
+    if (!shares_ops(c.stage, candidate.stage)) next.stages.push_back(c);
+  }
+  next.stages.push_back(candidate);
+  std::sort(next.stages.begin(), next.stages.end(),
+            [](const SplitCandidate& a, const SplitCandidate& b) { return a.stage.first_op < b.stage.first_op; });
+  return next;
+}
+
+// The ops whose steps run at the plan's peak: where the live bytes less the
+// overlaps' saving are highest (no plan is below that there), and while a
+// buffer reaching the top of dmo's arena is live. Only a stage containing
+// one of them can lower the arena: one elsewhere leaves those steps' live
+// tensors, and the tensors at the top, as they are.
+std::set<int32_t> peak_ops(const Graph& graph, const StageSet& set, const MemoryProblem& problem, const Plan& dmo) {
+  // Times are steps of the schedule (the search runs on models of one subgraph).
+  const Schedule schedule = set.stages.empty() ? default_schedule(graph) : split_schedule(graph, set.split());
+  std::set<int32_t> ops;
+  auto add_time = [&](int32_t time) {
+    if (time >= 0 && static_cast<size_t>(time) < schedule.steps.size()) {
+      ops.insert(schedule.steps[static_cast<size_t>(time)].op);
+    }
+  };
+  const std::vector<int64_t> live = live_bytes_per_op(problem);
+  const std::vector<int64_t> saving = overlap_saving_per_op(problem);
+  int64_t highest = 0;
+  for (size_t t = 0; t < live.size(); ++t) highest = std::max(highest, live[t] - saving[t]);
+  for (size_t t = 0; t < live.size(); ++t) {
+    if (live[t] - saving[t] == highest) add_time(static_cast<int32_t>(t));
+  }
+  for (size_t b = 0; b < problem.buffers.size(); ++b) {
+    const BufferRequest& buffer = problem.buffers[b];
+    const int64_t offset = dmo.offsets[b];
+    if (offset < 0 || buffer.size == 0) continue;
+    const int64_t end = offset + (buffer.size + kTflmBufferAlignment - 1) / kTflmBufferAlignment * kTflmBufferAlignment;
+    if (end < dmo.arena_size) continue;
+    for (int32_t t = std::max(buffer.lifetime.first, 0); t <= std::min(buffer.lifetime.last, problem.op_count - 1); ++t) {
+      add_time(t);
+    }
+  }
+  return ops;
+}
+
+bool has_fixed_offsets(const MemoryProblem& problem) {
+  return std::any_of(problem.buffers.begin(), problem.buffers.end(),
+                     [](const BufferRequest& b) { return b.fixed_offset.has_value(); });
+}
+
+// The planned sets no other beats on both figures, extra MACs ascending.
+std::vector<SplitTradeoff> pareto_front(std::vector<SplitTradeoff> planned) {
+  std::sort(planned.begin(), planned.end(), [](const SplitTradeoff& a, const SplitTradeoff& b) {
+    return a.extra_macs != b.extra_macs ? a.extra_macs < b.extra_macs : a.arena_bytes < b.arena_bytes;
+  });
+  std::vector<SplitTradeoff> front;
+  for (SplitTradeoff& t : planned) {
+    if (front.empty() || t.arena_bytes < front.back().arena_bytes) front.push_back(std::move(t));
+  }
+  return front;
+}
+
+}  // namespace
+
+SplitSearchResult search_split_stages(const Graph& graph, const PlanOptions& options, double max_recompute_percent) {
+  if (!(max_recompute_percent >= 0) || !std::isfinite(max_recompute_percent)) {
+    throw Error(fmt::format("--max-recompute {}: expected a percentage of at least 0", max_recompute_percent));
+  }
+  PlanOptions unsplit = options;
+  unsplit.split.clear();
+  for (KernelFamily family : options.families) {
+    if (family != KernelFamily::kTflmReference) {
+      throw Error(fmt::format("{}: split stages run dmo's reference kernels; {} kernels compute whole outputs",
+                              graph.source, kernel_family_name(family)));
+    }
+  }
+  const std::vector<OpOverlap> overlaps = unsplit_safe_overlaps(graph, unsplit);
+  SplitSearchResult result;
+  result.max_recompute_percent = max_recompute_percent;
+  // Candidates are planned as plan_model plans dmo's plan (its problem, then
+  // choose_dmo_plan), without the other figures; the one chosen in full.
+  MemoryProblem current_problem = planned_problem(graph, unsplit, overlaps);
+  Plan current_dmo = choose_dmo_plan(current_problem, options.alignment).dmo;
+  result.unsplit_bytes = current_dmo.arena_size;
+  const int64_t macs = model_macs(graph);
+  auto within_budget = [&](int64_t extra) {
+    return static_cast<double>(extra) <= max_recompute_percent / 100.0 * static_cast<double>(macs);
+  };
+  std::vector<SplitCandidate> candidates;
+  for (const SplitCandidate& c : split_candidates(graph)) {
+    if (within_budget(c.extra_macs)) candidates.push_back(c);
+  }
+  result.candidates = static_cast<int32_t>(candidates.size());
+
+  // Every set planned, by key: its arena. The unsplit plan is the first.
+  std::map<std::string, int64_t> arena_of;
+  std::vector<std::pair<StageSet, int64_t>> planned = {{StageSet{}, result.unsplit_bytes}};
+  arena_of[StageSet{}.key()] = result.unsplit_bytes;
+  StageSet current;
+  int64_t current_bytes = result.unsplit_bytes;
+  for (;;) {
+    const std::set<int32_t> peak = peak_ops(graph, current, current_problem, current_dmo);
+    struct Trial {
+      StageSet set;
+      MemoryProblem problem;
+      int64_t bound = 0;
+    };
+    std::vector<Trial> trials;
+    std::set<std::string> seen;
+    for (const SplitCandidate& c : candidates) {
+      const bool at_peak = std::any_of(peak.begin(), peak.end(),
+                                       [&](int32_t op) { return op >= c.stage.first_op && op <= c.stage.last_op; });
+      if (!at_peak) continue;
+      StageSet next = with_stage(current, c);
+      if (!within_budget(next.extra_macs())) continue;
+      const std::string key = next.key();
+      if (arena_of.count(key) || !seen.insert(key).second) continue;
+      PlanOptions split = unsplit;
+      split.split = next.split();
+      Trial trial{std::move(next), planned_problem(graph, split, overlaps), 0};
+      // A true bound, so a candidate at or above the arena to beat is never
+      // planned; fixed offsets (accelerator ops) may share bytes unchecked.
+      if (!has_fixed_offsets(trial.problem)) {
+        trial.bound = chain_lower_bound_with_overlap_bytes(trial.problem);
+        if (trial.bound >= current_bytes) continue;
+      }
+      trials.push_back(std::move(trial));
+    }
+    // Least recompute first: a set planned then rules out every later one
+    // that recomputes more and whose bound is no lower than its arena (it
+    // could not be on the trade-off curve, nor beat that set's arena).
+    std::sort(trials.begin(), trials.end(), [](const Trial& a, const Trial& b) {
+      const int64_t ea = a.set.extra_macs(), eb = b.set.extra_macs();
+      return ea != eb ? ea < eb : a.bound < b.bound;
+    });
+    const Trial* best = nullptr;
+    Plan best_dmo;
+    int64_t best_bytes = current_bytes;
+    for (const Trial& trial : trials) {
+      const int64_t extra = trial.set.extra_macs();
+      const bool dominated = std::any_of(planned.begin(), planned.end(), [&](const auto& p) {
+        return p.first.extra_macs() <= extra && p.second <= trial.bound;
+      });
+      if (dominated) continue;
+      Plan dmo = choose_dmo_plan(trial.problem, options.alignment).dmo;
+      const int64_t bytes = dmo.arena_size;
+      ++result.candidates_planned;
+      arena_of[trial.set.key()] = bytes;
+      planned.emplace_back(trial.set, bytes);
+      if (bytes < best_bytes) {
+        best = &trial;
+        best_bytes = bytes;
+        best_dmo = std::move(dmo);
+      }
+    }
+    if (!best) break;
+    current = best->set;
+    current_bytes = best_bytes;
+    current_problem = best->problem;
+    current_dmo = std::move(best_dmo);
+  }
+  // The smallest arena planned, and of those the least recompute.
+  const auto chosen = std::min_element(planned.begin(), planned.end(), [](const auto& a, const auto& b) {
+    return a.second != b.second ? a.second < b.second : a.first.extra_macs() < b.first.extra_macs();
+  });
+  PlanOptions split = unsplit;
+  split.split = chosen->first.split();
+  result.stages = split.split;
+  result.plan = plan_model(graph, split, overlaps);
+  std::vector<SplitTradeoff> tradeoffs;
+  for (const auto& [set, bytes] : planned) tradeoffs.push_back({set.split(), bytes, set.extra_macs()});
+  result.pareto = pareto_front(std::move(tradeoffs));
+  for (size_t i = 0; i < result.pareto.size(); ++i) {
+    const SplitTradeoff& t = result.pareto[i];
+    if (t.arena_bytes == chosen->second && t.extra_macs == chosen->first.extra_macs()) result.chosen = i;
+  }
+  return result;
+}
+
+}  // namespace dmo

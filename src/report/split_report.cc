@@ -1,0 +1,77 @@
+#include "dmo/report/split_report.h"
+
+#include <fmt/format.h>
+
+namespace dmo {
+
+namespace {
+
+double percent_of(int64_t part, int64_t whole) {
+  return whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+}
+
+}  // namespace
+
+nlohmann::json split_stages_json(const std::vector<SplitStage>& stages) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const SplitStage& s : stages) {
+    list.push_back({{"ops", {s.first_op, s.last_op}}, {"axis", "height"}, {"tiles", s.tiles}});
+  }
+  return list;
+}
+
+std::string split_stages_text(const std::vector<SplitStage>& stages) {
+  if (stages.empty()) return "none";
+  std::string text;
+  for (const SplitStage& s : stages) {
+    if (!text.empty()) text += ' ';
+    text += fmt::format("{}-{}:{}", s.first_op, s.last_op, s.tiles);
+  }
+  return text;
+}
+
+std::string split_search_summary_text(const SplitSearchResult& search) {
+  const PlanResult& plan = search.plan;
+  if (search.stages.empty()) {
+    return fmt::format(
+        "split auto (at most {}% extra MACs): no stage lowers dmo's arena of {} bytes ({} candidate stages, {} "
+        "planned)\n",
+        search.max_recompute_percent, search.unsplit_bytes, search.candidates, search.candidates_planned);
+  }
+  return fmt::format(
+      "split auto (at most {}% extra MACs): --split {}: {} bytes instead of {} unsplit, {:.2f}% extra MACs ({} "
+      "candidate stages, {} stage sets planned)\n",
+      search.max_recompute_percent, split_stages_text(search.stages), plan.dmo.arena_size, search.unsplit_bytes,
+      percent_of(plan.extra_macs(), plan.macs), search.candidates, search.candidates_planned);
+}
+
+std::string split_tradeoff_text(const SplitSearchResult& search) {
+  std::string out = fmt::format("\ntrade-off of the stage sets planned (Pareto front: arena bytes against extra MACs)\n");
+  out += fmt::format("{:>12} {:>12} {:>8}  {}\n", "arena bytes", "extra MACs", "extra %", "stages");
+  for (size_t i = 0; i < search.pareto.size(); ++i) {
+    const SplitTradeoff& t = search.pareto[i];
+    out += fmt::format("{:>12} {:>12} {:>7.2f}%  {}{}\n", t.arena_bytes, t.extra_macs,
+                       percent_of(t.extra_macs, search.plan.macs), split_stages_text(t.stages),
+                       i == search.chosen ? "  <- chosen" : "");
+  }
+  return out;
+}
+
+nlohmann::json split_search_json(const SplitSearchResult& search) {
+  nlohmann::json pareto = nlohmann::json::array();
+  for (size_t i = 0; i < search.pareto.size(); ++i) {
+    const SplitTradeoff& t = search.pareto[i];
+    pareto.push_back({{"stages", split_stages_json(t.stages)},
+                      {"arena_bytes", t.arena_bytes},
+                      {"extra_macs", t.extra_macs},
+                      {"extra_macs_percent", percent_of(t.extra_macs, search.plan.macs)},
+                      {"chosen", i == search.chosen}});
+  }
+  return {{"max_recompute_percent", search.max_recompute_percent},
+          {"unsplit_bytes", search.unsplit_bytes},
+          {"candidates", search.candidates},
+          {"candidates_planned", search.candidates_planned},
+          {"pareto", pareto}};
+}
+
+}  // namespace dmo
