@@ -41,9 +41,11 @@ struct Drawn {
   std::string svg;
 };
 
-Drawn draw(const std::string& model) {
+Drawn draw(const std::string& model, const std::vector<std::string>& flags = {}) {
   const std::string svg = temp_path("plan.svg"), problem = temp_path("problem.json");
-  auto r = run_dmo({"plan", model, "--json", "--svg", svg, "--dump-problem", problem});
+  std::vector<std::string> args = {"plan", model, "--json", "--svg", svg, "--dump-problem", problem};
+  args.insert(args.end(), flags.begin(), flags.end());
+  auto r = run_dmo(args);
   EXPECT_EQ(r.exit_status, 0) << r.err;
   Drawn d;
   d.report = nlohmann::json::parse(r.out);
@@ -107,6 +109,27 @@ TEST(CliPlanSvg, HasAxesLegendPeakAndTheSharedBytesOfDmosPlan) {
   EXPECT_GT(expected.size(), 10u);
   EXPECT_EQ(drawn_bands(d.svg), expected);
   EXPECT_EQ(count_of(d.svg, "walks its output descending</title>"), 0u);
+}
+
+// With split stages dmo's plan runs on the schedule's steps (a stage's ops
+// once per tile), TFLM's on the model's ops: each panel gets its own axis.
+TEST(CliPlanSvg, SplitStagesDrawDmosPlanOverScheduleStepsAndTflmsOverOps) {
+  const Drawn d = draw("mobilenet_v1_0.25_128_int8", {"--split", "2-3:4"});
+  const auto ops = d.report["ops"].size();
+  int32_t last_step = 0;
+  for (const auto& buffer : d.problem["buffers"]) last_step = std::max(last_step, buffer["last_use"].get<int32_t>());
+  // Ops 2-3 in four tiles: six more steps than ops.
+  EXPECT_EQ(static_cast<size_t>(last_step) + 1, ops + 6);
+  EXPECT_EQ(count_of(d.svg, "op index (time)"), 1u);
+  EXPECT_EQ(count_of(d.svg, "schedule step (time)"), 1u);
+  // Each axis has a tick per time of its own: the ops, then the steps.
+  EXPECT_EQ(count_of(d.svg, "stroke=\"#666\"/>"), ops + static_cast<size_t>(last_step) + 1);
+  const int32_t peak = d.report["peak_op"];
+  // The legend's entry and dmo's panel; TFLM's times are not the steps.
+  EXPECT_EQ(count_of(d.svg, "bytes live</text>"), 2u);
+  EXPECT_EQ(count_of(d.svg, "peak step " + std::to_string(peak) + ": "), 1u);
+  const auto expected = shared_bands(d);
+  EXPECT_EQ(drawn_bands(d.svg), expected);
 }
 
 TEST(CliPlanSvg, TheTimeAxisOfAModelOfSeveralSubgraphsSpansItsWholeTimeline) {

@@ -51,11 +51,18 @@ int64_t round_step(double span, int most) {
   return static_cast<int64_t>(10 * power);
 }
 
-// Where one panel draws: op i takes column i, address 0 is at the bottom.
+// Where one panel draws: time i takes column i, address 0 is at the bottom.
+// A time is an op's index, or with split stages a step of the schedule,
+// where op_times gives each op's first step.
 struct Frame {
   double x0;
   int32_t ops;
   int64_t max_bytes;
+  bool steps = false;
+  std::vector<int32_t> op_times = {};
+  int32_t time_of(int32_t op) const {
+    return static_cast<size_t>(op) < op_times.size() ? op_times[static_cast<size_t>(op)] : op;
+  }
   double column() const { return kPanelWidth / std::max(ops, 1); }
   double x(double op) const { return x0 + column() * op; }
   double y(int64_t address) const {
@@ -76,6 +83,7 @@ struct SharedBand {
   int64_t low, high;  // the addresses both tensors use at that op
   int32_t input_tensor, output_tensor;
   bool descending;
+  int32_t time;  // the op's column: its step with split stages
 };
 
 struct Overlaps {
@@ -83,7 +91,8 @@ struct Overlaps {
   std::vector<SharedBand> bands;
 };
 
-Overlaps overlaps_in(const MemoryProblem& problem, const Plan& plan) {
+// Overlap pairs and descending walks name ops; lifetimes, times.
+Overlaps overlaps_in(const MemoryProblem& problem, const Plan& plan, const Frame& f) {
   Overlaps out;
   out.slants.resize(problem.buffers.size());
   const std::set<int32_t> descending(plan.descending_ops.begin(), plan.descending_ops.end());
@@ -92,13 +101,14 @@ Overlaps overlaps_in(const MemoryProblem& problem, const Plan& plan) {
     const BufferRequest &input = problem.buffers[in], &output = problem.buffers[o];
     const int64_t low = std::max(plan.offsets[in], plan.offsets[o]);
     const int64_t high = std::min(plan.offsets[in] + input.size, plan.offsets[o] + output.size);
-    if (low >= high || input.lifetime.last != pair.op || std::max(output.lifetime.first, 0) != pair.op) continue;
+    const int32_t time = f.time_of(pair.op);
+    if (low >= high || input.lifetime.last != time || std::max(output.lifetime.first, 0) != time) continue;
     const bool down = descending.count(pair.op) > 0;
     out.slants[o].output_slanted = true;
     out.slants[o].output_descending = down;
     out.slants[in].input_slanted = true;
     out.slants[in].input_descending = down;
-    out.bands.push_back({pair.op, low, high, input.tensor, output.tensor, down});
+    out.bands.push_back({pair.op, low, high, input.tensor, output.tensor, down, time});
   }
   return out;
 }
@@ -169,8 +179,8 @@ std::string axes(const Frame& f, const std::set<int32_t>& descending, int32_t pe
     }
     out += '\n';
   }
-  out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"12\" text-anchor=\"middle\">op index (time) →</text>\n",
-                     f.x0 + kPanelWidth / 2, bottom + 32);
+  out += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"12\" text-anchor=\"middle\">{} (time) →</text>\n",
+                     f.x0 + kPanelWidth / 2, bottom + 32, f.steps ? "schedule step" : "op index");
   out += fmt::format(
       "<text transform=\"translate({:.1f} {:.1f}) rotate(-90)\" font-size=\"12\" text-anchor=\"middle\">arena "
       "address (bytes) →</text>\n",
@@ -179,13 +189,13 @@ std::string axes(const Frame& f, const std::set<int32_t>& descending, int32_t pe
   if (peak_op >= 0 && peak_op < f.ops) {
     out += fmt::format(
         "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"#ffe680\" fill-opacity=\"0.55\"/>"
-        "<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"10\" text-anchor=\"middle\" fill=\"#7a5c00\">peak op {}: {} "
+        "<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"10\" text-anchor=\"middle\" fill=\"#7a5c00\">peak {} {}: {} "
         "bytes live</text>\n",
         f.x(peak_op), kTop, f.column(), kPanelHeight, std::clamp(f.x(peak_op + 0.5), f.x0 + 60, f.x0 + kPanelWidth - 60),
-        kTop - 18, peak_op, grouped(peak_bytes));
+        kTop - 18, f.steps ? "step" : "op", peak_op, grouped(peak_bytes));
   }
   for (int32_t op : descending) {
-    const double x = f.x(op + 0.5);
+    const double x = f.x(f.time_of(op) + 0.5);
     out += fmt::format(
         "<path d=\"M{:.1f} {:.1f}l-4 -7h8z\" fill=\"#1f4e9c\"><title>op {} walks its output descending</title>"
         "</path>\n",
@@ -194,10 +204,11 @@ std::string axes(const Frame& f, const std::set<int32_t>& descending, int32_t pe
   return out;
 }
 
+// `peak_time`: the time of most live bytes in this panel's problem, or -1.
 std::string panel(const Graph& graph, const MemoryProblem& problem, const Plan& plan, const std::string& title,
-                  const Frame& f, const PlanResult& r) {
+                  const Frame& f, const PlanResult& r, int32_t peak_time) {
   const std::set<int32_t> descending(plan.descending_ops.begin(), plan.descending_ops.end());
-  const Overlaps overlaps = overlaps_in(problem, plan);
+  const Overlaps overlaps = overlaps_in(problem, plan, f);
   std::set<int32_t> views;
   for (const BufferAlias& alias : problem.aliases) views.insert(alias.buffer);
 
@@ -206,8 +217,7 @@ std::string panel(const Graph& graph, const MemoryProblem& problem, const Plan& 
                      f.x0, kTop - 50, escape(title), grouped(plan.arena_size));
   out += fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"#fcfcfc\"/>\n", f.x0, kTop,
                      kPanelWidth, kPanelHeight);
-  out += axes(f, descending, r.peak_op,
-              r.peak_op >= 0 ? r.live_bytes[static_cast<size_t>(r.peak_op)] : int64_t{0});
+  out += axes(f, descending, peak_time, peak_time >= 0 ? r.live_bytes[static_cast<size_t>(peak_time)] : int64_t{0});
 
   std::string labels;
   for (size_t b = 0; b < problem.buffers.size(); ++b) {
@@ -251,7 +261,7 @@ std::string panel(const Graph& graph, const MemoryProblem& problem, const Plan& 
         "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\" stroke=\"#222\" "
         "stroke-width=\"0.6\"><title>op {}: output tensor {} shares {} bytes with the dying input tensor {}, walking "
         "{}</title></rect>\n",
-        f.x(band.op), top, f.column(), bottom - top, kHatch, band.op, band.output_tensor,
+        f.x(band.time), top, f.column(), bottom - top, kHatch, band.op, band.output_tensor,
         grouped(band.high - band.low), band.input_tensor, band.descending ? "descending" : "ascending");
   }
   out += labels;
@@ -321,8 +331,12 @@ std::string plan_svg(const Graph& graph, const PlanResult& r) {
   out += fmt::format("<text x=\"{:.1f}\" y=\"24\" font-size=\"16\" font-weight=\"bold\">{}: the tensor arena over "
                      "time</text>\n",
                      kLeft, escape(graph.source));
+  // With split stages dmo's plan runs on the schedule's steps, TFLM's on
+  // the model's ops: each panel has its own time axis.
+  const bool split = !r.schedule.stages.empty();
+  Frame dmo{kLeft + kPanelWidth + kGap, 0, max_bytes, split, split ? r.op_times : std::vector<int32_t>{}};
   std::set<int32_t> ops_sharing;
-  for (const SharedBand& band : overlaps_in(r.problem, r.dmo).bands) ops_sharing.insert(band.op);
+  for (const SharedBand& band : overlaps_in(r.problem, r.dmo, dmo).bands) ops_sharing.insert(band.op);
   const size_t overlapping_ops = ops_sharing.size();
   out += fmt::format(
       "<text x=\"{:.1f}\" y=\"44\" font-size=\"12\" fill=\"#333\">{} ops, both plans on one address scale. dmo lets "
@@ -334,18 +348,25 @@ std::string plan_svg(const Graph& graph, const PlanResult& r) {
   // A model of several subgraphs runs on one timeline longer than subgraph
   // 0's op list (called subgraphs' ops take times of their own): the time
   // axis spans every time a buffer lives.
-  int32_t times = ops;
-  for (const MemoryProblem* problem : {&r.problem, &r.tflm_problem}) {
-    for (const BufferRequest& buffer : problem->buffers) times = std::max(times, buffer.lifetime.last + 1);
-  }
-  const Frame tflm{kLeft, times, max_bytes}, dmo{kLeft + kPanelWidth + kGap, times, max_bytes};
+  auto times_of = [ops](const MemoryProblem& problem) {
+    int32_t times = ops;
+    for (const BufferRequest& buffer : problem.buffers) times = std::max(times, buffer.lifetime.last + 1);
+    return times;
+  };
+  // Unsplit, both panels share one axis (the longer timeline, as before).
+  const int32_t shared_times = std::max(times_of(r.problem), times_of(r.tflm_problem));
+  const Frame tflm{kLeft, split ? times_of(r.tflm_problem) : shared_times, max_bytes};
+  dmo.ops = split ? times_of(r.problem) : shared_times;
   // An offline plan puts tensors where it says, overlapping or not, as TFLM does.
   const std::string tflm_title = r.offline_planned_buffers > 0
                                      ? fmt::format("TFLM greedy, {} tensors at the model's offline offsets",
                                                    r.offline_planned_buffers)
                                      : std::string("TFLM greedy");
-  out += panel(graph, r.tflm_problem, r.tflm_greedy, tflm_title, tflm, r);
-  out += panel(graph, r.problem, r.dmo, fmt::format("dmo ({} overlap)", overlap_method_name(r.method)), dmo, r);
+  // The live bytes are per time of dmo's problem: TFLM's panel marks the
+  // peak only where its times are the same.
+  out += panel(graph, r.tflm_problem, r.tflm_greedy, tflm_title, tflm, r, split ? -1 : r.peak_op);
+  out += panel(graph, r.problem, r.dmo, fmt::format("dmo ({} overlap)", overlap_method_name(r.method)), dmo, r,
+               r.peak_op);
   out += legend(legend_top);
   out += "</svg>\n";
   return out;
