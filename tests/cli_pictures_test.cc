@@ -73,7 +73,12 @@ std::multiset<std::string> shared_bands(const Drawn& d) {
     const int32_t op = pair["op"];
     bool descending = false;
     for (const auto& o : d.report["descending_ops"]) descending = descending || o == op;
-    bands.insert("op " + std::to_string(op) + ": output tensor " + std::to_string(out["tensor"].get<int>()) +
+    // A split stage's pair is keyed to its first op; the stage walks ascending.
+    std::string who = "op " + std::to_string(op);
+    for (const auto& stage : d.report.value("split", nlohmann::json::array())) {
+      if (stage["ops"][0] == op) who = "split stage ops " + std::to_string(op) + "-" + std::to_string(stage["ops"][1].get<int>());
+    }
+    bands.insert(who + ": output tensor " + std::to_string(out["tensor"].get<int>()) +
                  " shares " + grouped(high - low) + " bytes with the dying input tensor " +
                  std::to_string(in["tensor"].get<int>()) + ", walking " + (descending ? "descending" : "ascending"));
   }
@@ -82,9 +87,9 @@ std::multiset<std::string> shared_bands(const Drawn& d) {
 
 std::multiset<std::string> drawn_bands(const std::string& svg) {
   std::multiset<std::string> bands;
-  const std::string open = "<title>op ";
+  const std::string open = "<title>";
   for (size_t at = svg.find(open); at != std::string::npos; at = svg.find(open, at + 1)) {
-    const size_t start = at + 7, end = svg.find("</title>", start);
+    const size_t start = at + open.size(), end = svg.find("</title>", start);
     const std::string title = svg.substr(start, end - start);
     if (title.find(" shares ") != std::string::npos) bands.insert(title);
   }
@@ -130,6 +135,8 @@ TEST(CliPlanSvg, SplitStagesDrawDmosPlanOverScheduleStepsAndTflmsOverOps) {
   EXPECT_EQ(count_of(d.svg, "peak step " + std::to_string(peak) + ": "), 1u);
   const auto expected = shared_bands(d);
   EXPECT_EQ(drawn_bands(d.svg), expected);
+  // The stage writes its output over its dying input: one band over its steps.
+  EXPECT_EQ(count_of(d.svg, "split stage ops 2-3: output tensor "), 1u);
 }
 
 TEST(CliPlanSvg, TheTimeAxisOfAModelOfSeveralSubgraphsSpansItsWholeTimeline) {

@@ -28,8 +28,8 @@ const std::map<std::string, std::set<std::string>>& allowed_dependencies() {
       {"trace", {"model"}},
       {"plan", {"model"}},
       {"runtime", {"model", "ops", "schedule", "plan"}},
-      {"overlap", {"model", "ops", "schedule", "plan", "runtime"}},
       {"transform", {"model", "ops", "schedule"}},
+      {"overlap", {"model", "ops", "schedule", "plan", "runtime", "transform"}},
       {"pipeline", {"model", "ops", "schedule", "plan", "runtime", "overlap", "transform", "tflite", "zoo"}},
       {"report", {"model", "ops", "schedule", "plan", "runtime", "overlap", "transform", "pipeline"}},
   };

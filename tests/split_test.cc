@@ -12,7 +12,9 @@
 
 #include "dmo/error.h"
 #include "dmo/ops/padding.h"
+#include "dmo/overlap/stage_overlaps.h"
 #include "dmo/pipeline/plan_pipeline.h"
+#include "dmo/pipeline/verified_plan.h"
 #include "dmo/plan/bounds.h"
 #include "dmo/runtime/input_pattern.h"
 #include "dmo/runtime/interpreter.h"
@@ -339,6 +341,65 @@ TEST(SplitChains, RandomChainsTileBitIdenticallyInsideTheirPlan) {
     EXPECT_EQ(plan.extra_macs(), split_total - unsplit_total);
   }
   EXPECT_GT(banded_stages, 60);  // chains of two or three ops, with band buffers
+}
+
+// The placement with every tensor apart, except the stage's output, whose
+// end lies `overlap` bytes over the start of the stage's input.
+TensorPlacement stage_overlapping(const Subgraph& sg, const StageOverlap& s, int64_t overlap) {
+  TensorPlacement placement = unshared_placement(sg);
+  const int64_t output_at = placement.arena_size;
+  placement.offsets[static_cast<size_t>(s.output)] = output_at;
+  placement.offsets[static_cast<size_t>(s.input)] = output_at + s.output_bytes - overlap;
+  placement.arena_size = output_at + s.output_bytes - overlap + s.input_bytes;
+  return placement;
+}
+
+// A whole stage's O_s, from the address-only policy over its steps, is the
+// tightest clean overlap: the checking policy finds its run clean, and one
+// byte more a clobber of the input by a later tile; the validator agrees.
+// Its closed form never exceeds it.
+TEST(SplitChains, StageOverlapIsTheTightestCleanOverlapOnRandomChains) {
+  std::mt19937 rng(20261202);
+  int32_t tight_checked = 0;
+  for (int round = 0; round < 150; ++round) {
+    auto pick = [&](int32_t lo, int32_t hi) { return std::uniform_int_distribution<int32_t>(lo, hi)(rng); };
+    const int32_t height = pick(6, 20), width = pick(3, 6), channels = pick(1, 3);
+    const std::vector<ChainOp> chain = random_chain(height, width, rng);
+    if (chain.size() < 2) continue;
+    const Graph graph = chain_graph(chain, height, width, channels, rng, round % 5 == 0 ? 2 : 1);
+    const Subgraph& sg = graph.main();
+    SplitStage stage{1, static_cast<int32_t>(chain.size()), SplitAxis::kHeight, 1};
+    const int32_t last_rows = sg.tensors[static_cast<size_t>(sg.ops[static_cast<size_t>(stage.last_op)].outputs[0])].shape[1];
+    stage.tiles = pick(1, last_rows);
+    SCOPED_TRACE(::testing::Message() << "round " << round << ": ops 1-" << stage.last_op << ", " << stage.tiles
+                                      << " tiles of " << last_rows << " rows");
+    const Schedule schedule = split_schedule(graph, {stage});
+    SafeOverlapOptions options;
+    options.alignment = 1;
+    const std::vector<StageOverlap> found = compute_stage_overlaps(graph, schedule, options, StageOverlapDepth::kLoopNests);
+    ASSERT_EQ(found.size(), 1u);
+    const StageOverlap& s = found[0];
+    ASSERT_TRUE(s.input_dies);
+    ASSERT_TRUE(s.analytic && s.algorithmic);
+    EXPECT_LE(*s.analytic, *s.algorithmic);
+    EXPECT_EQ(s.used_bytes, *s.algorithmic);
+    const int64_t overlap = std::min(*s.algorithmic, s.input_bytes);
+
+    const std::vector<uint8_t> input = pattern_input(sg, static_cast<uint32_t>(round + 1));
+    const TensorPlacement clean = stage_overlapping(sg, s, overlap);
+    const VerifyResult run = verify_placement(graph, clean, schedule, input);
+    ASSERT_TRUE(run.clobbers.empty()) << describe_clobber(graph, run.clobbers.front());
+    ASSERT_TRUE(run.outputs_identical());
+    EXPECT_EQ(validate_placement(graph, clean, {}, KernelFamily::kTflmReference, {stage}), std::vector<std::string>{});
+    if (overlap <= 0 || overlap >= s.output_bytes || overlap >= s.input_bytes) continue;
+    ++tight_checked;
+    const TensorPlacement over = stage_overlapping(sg, s, overlap + 1);
+    const VerifyResult bad = verify_placement(graph, over, schedule, input);
+    ASSERT_FALSE(bad.clobbers.empty());
+    EXPECT_EQ(bad.clobbers.front().tensor, s.input);
+    EXPECT_FALSE(validate_placement(graph, over, {}, KernelFamily::kTflmReference, {stage}).empty());
+  }
+  EXPECT_GT(tight_checked, 30);
 }
 
 TEST(SplitChains, BandBufferOverALiveTensorIsAClobber) {

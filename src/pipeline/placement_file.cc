@@ -48,8 +48,9 @@ std::vector<SplitStage> split_stages_of(const nlohmann::json& list, const std::s
     const std::string form = R"({"ops": [FIRST, LAST], "axis": "height", "tiles": N})";
     if (!entry.is_object()) throw Error(fmt::format("{}: expected {}", where, form));
     for (const auto& field : entry.items()) {
-      if (field.key() != "ops" && field.key() != "axis" && field.key() != "tiles" && field.key() != "extra_macs") {
-        throw Error(fmt::format("{}: unknown field '{}' (a stage has ops, axis, tiles, extra_macs)", where,
+      if (field.key() != "ops" && field.key() != "axis" && field.key() != "tiles" && field.key() != "extra_macs" &&
+          field.key() != "overlap") {
+        throw Error(fmt::format("{}: unknown field '{}' (a stage has ops, axis, tiles, extra_macs, overlap)", where,
                                 field.key()));
       }
     }

@@ -104,29 +104,30 @@ SafeOverlapOptions safe_overlap_options(const PlanOptions& options) {
 }
 
 // The schedule's problem: buffers, lifetimes, the overlap pairs of the ops
-// outside split stages, the kernels' scratch buffers and the accelerator
-// ops' fixed buffers. `overlaps` is updated: a split op's pair is unused.
+// outside split stages and of the stages themselves, the kernels' scratch
+// buffers and the accelerator ops' fixed buffers. `overlaps` is updated: a
+// split op's pair is unused.
 struct ScheduledPlanProblem {
   MemoryProblem problem;
   std::vector<Lifetime> lifetimes;
   std::vector<int32_t> op_times;
+  std::vector<StageOverlap> stage_overlaps;
   std::vector<ScratchBuffer> scratch_buffers;
   int32_t accelerator_fixed_buffers = 0;
 };
 
 ScheduledPlanProblem scheduled_plan_problem(const Graph& graph, const PlanOptions& options, const Schedule& schedule,
-                                            std::vector<OpOverlap>& overlaps) {
+                                            std::vector<OpOverlap>& overlaps, StageOverlapDepth depth) {
   ScheduledPlanProblem p;
   p.problem = build_scheduled_problem(graph, schedule);
   p.lifetimes = scheduled_problem_lifetimes(graph, schedule);
   p.op_times = first_time_of_ops(graph, schedule);
   if (options.preserve_graph_inputs) keep_graph_inputs_to_the_end(graph.main(), p.problem, p.lifetimes);
-  // A split op runs band by band: its whole-op O_s does not hold.
-  for (OpOverlap& o : overlaps) {
-    if (runs_in_split_stage(schedule, o.pair.op)) o.used_bytes = o.used_descending_bytes = 0;
-  }
+  unuse_split_op_overlaps(schedule, overlaps);
   // Overlap pairs join tensors; the scratch buffers come after them.
   add_scheduled_overlap_pairs(graph, schedule, p.problem, overlaps);
+  p.stage_overlaps = compute_stage_overlaps(graph, schedule, safe_overlap_options(options), depth);
+  add_stage_overlap_pairs(p.problem, p.stage_overlaps);
   p.scratch_buffers = kernel_scratch_buffers(graph, options.families);
   add_scratch_buffers(p.problem, p.scratch_buffers, p.op_times);
   p.accelerator_fixed_buffers = fix_accelerator_buffers(graph, p.problem);
@@ -141,7 +142,9 @@ std::vector<OpOverlap> unsplit_safe_overlaps(const Graph& graph, const PlanOptio
 
 MemoryProblem planned_problem(const Graph& graph, const PlanOptions& options, std::vector<OpOverlap> overlaps) {
   require_reference_kernels_for_split(graph, options);
-  return scheduled_plan_problem(graph, options, planned_schedule(graph, options, {}), overlaps).problem;
+  return scheduled_plan_problem(graph, options, planned_schedule(graph, options, {}), overlaps,
+                                StageOverlapDepth::kClosedForm)
+      .problem;
 }
 
 PlanResult plan_model(const Graph& graph, const PlanOptions& options) {
@@ -162,8 +165,10 @@ PlanResult plan_model(const Graph& graph, const PlanOptions& options, std::vecto
   r.alignment = options.alignment;
   r.allow_descending = safe_overlap_options(options).allow_descending;
   r.families = options.families;
-  ScheduledPlanProblem planned = scheduled_plan_problem(graph, options, r.schedule, overlaps);
+  ScheduledPlanProblem planned =
+      scheduled_plan_problem(graph, options, r.schedule, overlaps, StageOverlapDepth::kLoopNests);
   r.overlaps = std::move(overlaps);
+  r.stage_overlaps = std::move(planned.stage_overlaps);
   r.problem = std::move(planned.problem);
   r.lifetimes = std::move(planned.lifetimes);
   r.op_times = std::move(planned.op_times);
@@ -203,13 +208,19 @@ PlanResult plan_model(const Graph& graph, const PlanOptions& options, std::vecto
 
   r.lower_bound_overlap_per_op_bytes = lower_bound_with_overlap_bytes(r.problem);
   r.lower_bound_overlap_bytes = chain_lower_bound_with_overlap_bytes(r.problem);
-  DmoPlanChoice choice = choose_dmo_plan(r.problem, options.alignment);
+  DmoPlanChoice choice = choose_scheduled_plan(graph, r.problem, r.schedule, options.alignment);
   r.dmo = std::move(choice.dmo);
   r.dmo_ascending = std::move(choice.dmo_ascending);
   // The schedule runs dmo's plan: its ops walk as the plan needs.
   r.schedule = planned_schedule(graph, options, r.dmo.descending_ops);
   if (!options.families.empty()) r.schedule.kernels = options.families.front();
   return r;
+}
+
+DmoPlanChoice choose_scheduled_plan(const Graph& graph, const MemoryProblem& problem, const Schedule& schedule,
+                                    int64_t alignment) {
+  if (schedule.band_buffers.empty()) return choose_dmo_plan(problem, alignment);
+  return choose_dmo_plan(problem, with_bands_over_whole_stages(graph, problem, schedule), alignment);
 }
 
 TensorPlacement dmo_placement(const Graph& graph, const PlanResult& result) {

@@ -56,6 +56,29 @@ MemoryProblem build_scheduled_problem(const Graph& graph, const Schedule& schedu
   return problem;
 }
 
+MemoryProblem with_bands_over_whole_stages(const Graph& graph, const MemoryProblem& problem,
+                                          const Schedule& schedule) {
+  MemoryProblem stricter = problem;
+  const Subgraph& sg = graph.main();
+  for (const SplitStage& stage : schedule.stages) {
+    Lifetime span{-1, -1};
+    for (size_t i = 0; i < schedule.steps.size(); ++i) {
+      const int32_t op = schedule.steps[i].op;
+      if (op < stage.first_op || op > stage.last_op) continue;
+      if (span.first < 0) span.first = static_cast<int32_t>(i);
+      span.last = static_cast<int32_t>(i);
+    }
+    for (int32_t op = stage.first_op; op < stage.last_op; ++op) {
+      const int32_t band = sg.ops[static_cast<size_t>(op)].outputs[0];
+      if (!band_buffer_of(schedule, band)) continue;
+      for (BufferRequest& buffer : stricter.buffers) {
+        if (buffer.tensor == band) buffer.lifetime = span;
+      }
+    }
+  }
+  return stricter;
+}
+
 std::vector<int32_t> scheduled_step_times(const Graph& graph, const Schedule& schedule) {
   std::vector<int32_t> times(schedule.steps.size());
   if (!plans_whole_model(graph)) {

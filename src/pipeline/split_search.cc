@@ -9,6 +9,7 @@
 #include <string>
 
 #include "dmo/error.h"
+#include "dmo/pipeline/plan_pipeline.h"
 #include "dmo/plan/bounds.h"
 #include "dmo/plan/dmo_plan_choice.h"
 #include "dmo/plan/tflm_greedy_planner.h"
@@ -170,7 +171,7 @@ SplitSearchResult search_split_stages(const Graph& graph, const PlanOptions& opt
       // planned; fixed offsets (accelerator ops) may share bytes unchecked.
       if (!has_fixed_offsets(trial.problem)) {
         trial.bound = chain_lower_bound_with_overlap_bytes(trial.problem);
-        if (trial.bound >= current_bytes) continue;
+        if (trial.bound > current_bytes) continue;
       }
       trials.push_back(std::move(trial));
     }
@@ -181,23 +182,29 @@ SplitSearchResult search_split_stages(const Graph& graph, const PlanOptions& opt
       const int64_t ea = a.set.extra_macs(), eb = b.set.extra_macs();
       return ea != eb ? ea < eb : a.bound < b.bound;
     });
+    // Ties on the arena go to the set with fewer ops at the peak: where two
+    // places share the peak, lowering one is the step to lowering both.
     const Trial* best = nullptr;
     Plan best_dmo;
     int64_t best_bytes = current_bytes;
+    size_t best_peak_ops = peak.size();
     for (const Trial& trial : trials) {
       const int64_t extra = trial.set.extra_macs();
-      const bool dominated = std::any_of(planned.begin(), planned.end(), [&](const auto& p) {
+      const bool dominated = trial.bound < current_bytes && std::any_of(planned.begin(), planned.end(), [&](const auto& p) {
         return p.first.extra_macs() <= extra && p.second <= trial.bound;
       });
       if (dominated) continue;
-      Plan dmo = choose_dmo_plan(trial.problem, options.alignment).dmo;
+      Plan dmo = choose_scheduled_plan(graph, trial.problem, split_schedule(graph, trial.set.split()), options.alignment).dmo;
       const int64_t bytes = dmo.arena_size;
       ++result.candidates_planned;
       arena_of[trial.set.key()] = bytes;
       planned.emplace_back(trial.set, bytes);
-      if (bytes < best_bytes) {
+      if (bytes > best_bytes) continue;
+      const size_t at_peak = peak_ops(graph, trial.set, trial.problem, dmo).size();
+      if (bytes < best_bytes || at_peak < best_peak_ops) {
         best = &trial;
         best_bytes = bytes;
+        best_peak_ops = at_peak;
         best_dmo = std::move(dmo);
       }
     }

@@ -8,6 +8,7 @@
 #include "dmo/model/lifetime.h"
 #include "dmo/model/model_timeline.h"
 #include "dmo/overlap/safe_overlaps.h"
+#include "dmo/overlap/stage_overlaps.h"
 #include "dmo/pipeline/placement_file.h"
 #include "dmo/pipeline/plan_pipeline.h"
 #include "dmo/pipeline/scheduled_problem.h"
@@ -100,10 +101,9 @@ std::vector<std::string> validate_placement(const Graph& graph, const TensorPlac
   options.families = {family};
   options.progress = progress;
   std::vector<OpOverlap> overlaps = compute_safe_overlaps(graph, schedule, options);
-  for (OpOverlap& o : overlaps) {
-    if (runs_in_split_stage(schedule, o.pair.op)) o.used_bytes = o.used_descending_bytes = 0;
-  }
+  unuse_split_op_overlaps(schedule, overlaps);
   add_scheduled_overlap_pairs(graph, schedule, problem, overlaps);
+  add_stage_overlap_pairs(problem, compute_stage_overlaps(graph, schedule, options, StageOverlapDepth::kLoopNests));
   Plan plan;
   plan.planner = "placement";
   plan.arena_size = placement.arena_size;

@@ -59,4 +59,16 @@ DmoPlanChoice choose_dmo_plan(const MemoryProblem& problem, int64_t alignment) {
   return choice;
 }
 
+DmoPlanChoice choose_dmo_plan(const MemoryProblem& problem, const MemoryProblem& stricter, int64_t alignment) {
+  DmoPlanChoice choice = choose_dmo_plan(problem, alignment);
+  DmoPlanChoice strict = choose_dmo_plan(stricter, alignment);
+  require_valid(problem, strict.dmo, alignment);
+  require_valid(problem, strict.dmo_ascending, alignment);
+  if (strict.dmo.arena_size < choice.dmo.arena_size) choice.dmo = std::move(strict.dmo);
+  if (strict.dmo_ascending.arena_size < choice.dmo_ascending.arena_size) {
+    choice.dmo_ascending = std::move(strict.dmo_ascending);
+  }
+  return choice;
+}
+
 }  // namespace dmo

@@ -13,6 +13,25 @@ namespace dmo {
 
 namespace {
 
+// A split stage writes its output over its dying input like one op.
+nlohmann::json stage_overlap_json(const StageOverlap& s) {
+  nlohmann::json j = {{"input", s.input},           {"output", s.output},
+                      {"input_bytes", s.input_bytes}, {"output_bytes", s.output_bytes},
+                      {"input_dies", s.input_dies},   {"used_bytes", s.used_bytes}};
+  j["analytic"] = s.analytic ? nlohmann::json(*s.analytic) : nlohmann::json(nullptr);
+  j["algorithmic"] = s.algorithmic ? nlohmann::json(*s.algorithmic) : nlohmann::json(nullptr);
+  return j;
+}
+
+std::string describe_stage_overlap(const StageOverlap& s) {
+  auto value = [](const std::optional<int64_t>& v) { return v ? fmt::format("{}", *v) : std::string("-"); };
+  return fmt::format("stage input tensor {} ({} B) -> output tensor {} ({} B): O_s analytic {}, algorithmic {}, "
+                     "used {}{}",
+                     s.input, s.input_bytes, s.output, s.output_bytes, value(s.analytic), value(s.algorithmic),
+                     s.used_bytes, s.input_dies ? "" : " (the input does not die in the stage)");
+}
+
+
 // Subgraphs other than 0: each alone (naive and lower bound), and, where
 // the plan covers the whole model, each tensor's flat index, lifetime in
 // the model timeline and offsets, and each op's overlap pair.
@@ -209,11 +228,14 @@ nlohmann::json plan_report_json(const Graph& graph, const PlanResult& r, const S
   if (search) report["split_search"] = split_search_json(*search);
   if (method != SplitMethod::kNone) {
     nlohmann::json stages = nlohmann::json::array();
-    for (const StageMacs& stage : r.split_macs) {
-      stages.push_back({{"ops", {stage.stage.first_op, stage.stage.last_op}},
-                        {"axis", "height"},
-                        {"tiles", stage.stage.tiles},
-                        {"extra_macs", stage.extra()}});
+    for (size_t i = 0; i < r.split_macs.size(); ++i) {
+      const StageMacs& stage = r.split_macs[i];
+      nlohmann::json j = {{"ops", {stage.stage.first_op, stage.stage.last_op}},
+                          {"axis", "height"},
+                          {"tiles", stage.stage.tiles},
+                          {"extra_macs", stage.extra()}};
+      if (i < r.stage_overlaps.size()) j["overlap"] = stage_overlap_json(r.stage_overlaps[i]);
+      stages.push_back(std::move(j));
     }
     report["macs"] = r.macs;
     report["extra_macs"] = r.extra_macs();
@@ -300,9 +322,11 @@ std::string plan_report_text(const Graph& graph, const PlanResult& r) {
     out += fmt::format("{:<34} {:>12} bytes (persistent, outside the plan)\n", "variable tensors", r.variable_bytes);
   }
   if (r.planned_subgraphs > 1 && r.peak_op >= 0) out += fmt::format("peak: {}\n", time_label(graph, r, r.peak_op));
-  for (const StageMacs& stage : r.split_macs) {
+  for (size_t i = 0; i < r.split_macs.size(); ++i) {
+    const StageMacs& stage = r.split_macs[i];
     out += fmt::format("split ops {}-{} along the height into {} tiles: {} MACs, {} of them computed again\n",
                        stage.stage.first_op, stage.stage.last_op, stage.stage.tiles, stage.split(), stage.extra());
+    if (i < r.stage_overlaps.size()) out += "  " + describe_stage_overlap(r.stage_overlaps[i]) + "\n";
   }
   if (!r.split_macs.empty()) {
     out += fmt::format("MACs: {} unsplit, {} extra ({:.2f}%); live bytes and times are per step of the split schedule\n",

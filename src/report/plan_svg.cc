@@ -84,6 +84,8 @@ struct SharedBand {
   int32_t input_tensor, output_tensor;
   bool descending;
   int32_t time;  // the op's column: its step with split stages
+  int32_t last_time;  // a split stage's band spans its steps, from the output's first to the input's last
+  std::string who;    // "op N" or "split stage ops F-L"
 };
 
 struct Overlaps {
@@ -92,7 +94,8 @@ struct Overlaps {
 };
 
 // Overlap pairs and descending walks name ops; lifetimes, times.
-Overlaps overlaps_in(const MemoryProblem& problem, const Plan& plan, const Frame& f) {
+Overlaps overlaps_in(const MemoryProblem& problem, const Plan& plan, const Frame& f,
+                     const std::vector<SplitStage>& stages) {
   Overlaps out;
   out.slants.resize(problem.buffers.size());
   const std::set<int32_t> descending(plan.descending_ops.begin(), plan.descending_ops.end());
@@ -101,6 +104,17 @@ Overlaps overlaps_in(const MemoryProblem& problem, const Plan& plan, const Frame
     const BufferRequest &input = problem.buffers[in], &output = problem.buffers[o];
     const int64_t low = std::max(plan.offsets[in], plan.offsets[o]);
     const int64_t high = std::min(plan.offsets[in] + input.size, plan.offsets[o] + output.size);
+    // A split stage's pair (its ops' own go unused): the stage writes its
+    // output over its input tile by tile, so the shared bytes span its steps.
+    const auto stage = std::find_if(stages.begin(), stages.end(), [&](const SplitStage& s) {
+      return pair.op >= s.first_op && pair.op <= s.last_op;
+    });
+    if (stage != stages.end()) {
+      if (low >= high) continue;
+      out.bands.push_back({pair.op, low, high, input.tensor, output.tensor, false, std::max(output.lifetime.first, 0),
+                           input.lifetime.last, fmt::format("split stage ops {}-{}", stage->first_op, stage->last_op)});
+      continue;
+    }
     const int32_t time = f.time_of(pair.op);
     if (low >= high || input.lifetime.last != time || std::max(output.lifetime.first, 0) != time) continue;
     const bool down = descending.count(pair.op) > 0;
@@ -108,7 +122,7 @@ Overlaps overlaps_in(const MemoryProblem& problem, const Plan& plan, const Frame
     out.slants[o].output_descending = down;
     out.slants[in].input_slanted = true;
     out.slants[in].input_descending = down;
-    out.bands.push_back({pair.op, low, high, input.tensor, output.tensor, down, time});
+    out.bands.push_back({pair.op, low, high, input.tensor, output.tensor, down, time, time, fmt::format("op {}", pair.op)});
   }
   return out;
 }
@@ -208,7 +222,7 @@ std::string axes(const Frame& f, const std::set<int32_t>& descending, int32_t pe
 std::string panel(const Graph& graph, const MemoryProblem& problem, const Plan& plan, const std::string& title,
                   const Frame& f, const PlanResult& r, int32_t peak_time) {
   const std::set<int32_t> descending(plan.descending_ops.begin(), plan.descending_ops.end());
-  const Overlaps overlaps = overlaps_in(problem, plan, f);
+  const Overlaps overlaps = overlaps_in(problem, plan, f, r.schedule.stages);
   std::set<int32_t> views;
   for (const BufferAlias& alias : problem.aliases) views.insert(alias.buffer);
 
@@ -259,9 +273,10 @@ std::string panel(const Graph& graph, const MemoryProblem& problem, const Plan& 
     const double bottom = f.y(band.low), top = std::min(f.y(band.high), bottom - kMinTensorPixels);
     out += fmt::format(
         "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\" stroke=\"#222\" "
-        "stroke-width=\"0.6\"><title>op {}: output tensor {} shares {} bytes with the dying input tensor {}, walking "
+        "stroke-width=\"0.6\"><title>{}: output tensor {} shares {} bytes with the dying input tensor {}, walking "
         "{}</title></rect>\n",
-        f.x(band.time), top, f.column(), bottom - top, kHatch, band.op, band.output_tensor,
+        f.x(band.time), top, f.column() * (band.last_time - band.time + 1), bottom - top, kHatch, band.who,
+        band.output_tensor,
         grouped(band.high - band.low), band.input_tensor, band.descending ? "descending" : "ascending");
   }
   out += labels;
@@ -336,7 +351,7 @@ std::string plan_svg(const Graph& graph, const PlanResult& r) {
   const bool split = !r.schedule.stages.empty();
   Frame dmo{kLeft + kPanelWidth + kGap, 0, max_bytes, split, split ? r.op_times : std::vector<int32_t>{}};
   std::set<int32_t> ops_sharing;
-  for (const SharedBand& band : overlaps_in(r.problem, r.dmo, dmo).bands) ops_sharing.insert(band.op);
+  for (const SharedBand& band : overlaps_in(r.problem, r.dmo, dmo, r.schedule.stages).bands) ops_sharing.insert(band.op);
   const size_t overlapping_ops = ops_sharing.size();
   out += fmt::format(
       "<text x=\"{:.1f}\" y=\"44\" font-size=\"12\" fill=\"#333\">{} ops, both plans on one address scale. dmo lets "

@@ -535,6 +535,21 @@ ArenaTenancy Interpreter::arena_tenancy() const {
       tenancy.op_reads[op].push_back(v);
     }
   }
+  // The steps of a split stage are one op for clobbers, as the regions of
+  // one op are: each of its ops reads what the stage reads, so a value the
+  // stage itself reads last (its dying input, under the stage's overlap)
+  // may be overwritten in it, and a later tile's load of a lost byte is
+  // the clobber.
+  for (const SplitStage& stage : schedule_.stages) {
+    std::vector<int32_t> reads;
+    for (int32_t op = stage.first_op; op <= stage.last_op; ++op) {
+      const std::vector<int32_t>& of_op = tenancy.op_reads[static_cast<size_t>(op)];
+      reads.insert(reads.end(), of_op.begin(), of_op.end());
+    }
+    std::sort(reads.begin(), reads.end());
+    reads.erase(std::unique(reads.begin(), reads.end()), reads.end());
+    for (int32_t op = stage.first_op; op <= stage.last_op; ++op) tenancy.op_reads[static_cast<size_t>(op)] = reads;
+  }
   for (int32_t t : subgraph_.outputs) {
     if (value(t) >= 0) tenancy.needed_until[static_cast<size_t>(value(t))] = ArenaTenancy::kNeededToEnd;
   }
@@ -571,7 +586,7 @@ std::vector<Clobber> Interpreter::run_checked_all(const OpObserver& after_op) {
       const auto op = static_cast<size_t>(step.op);
       memory.begin_step(step.op, timeline_.op_time[op], timeline_.op_end_time[op]);
     } else {
-      memory.begin_step(step.op, static_cast<int32_t>(i), last_step_of_op_[static_cast<size_t>(step.op)]);
+      memory.begin_step(step.op, static_cast<int32_t>(i), last_step_of_unit(step.op));
     }
     eval_step(step, memory);
     if (after_op && is_last_step(i)) after_op(step.op);

@@ -16,6 +16,34 @@ std::vector<Lifetime> schedule_lifetimes(const Graph& graph, const Schedule& sch
     const Lifetime joined{std::min(view.first, base.first), std::max(view.last, base.last)};
     view = base = joined;
   }
+  // A split stage's intermediate is written afresh by every tile and read
+  // by the next op of the same tile before the next tile begins, so each
+  // tile repeats the first one's pattern: the band lives from its first
+  // write to its first read, and bands of ops apart may share bytes.
+  for (const BandBuffer& band : schedule.band_buffers) {
+    int32_t written = -1, read = -1;
+    for (size_t i = 0; i < schedule.steps.size() && read < 0; ++i) {
+      const Op& op = graph.main().ops[static_cast<size_t>(schedule.steps[i].op)];
+      if (written < 0) {
+        if (std::find(op.outputs.begin(), op.outputs.end(), band.tensor) != op.outputs.end()) {
+          written = static_cast<int32_t>(i);
+        }
+      } else if (std::find(op.inputs.begin(), op.inputs.end(), band.tensor) != op.inputs.end()) {
+        read = static_cast<int32_t>(i);
+      }
+    }
+    if (written >= 0 && read >= 0) lifetimes[static_cast<size_t>(band.tensor)] = Lifetime{written, read};
+  }
+  // For that, a stage's output, whose rows later tiles write while every
+  // band is in use, lives from the stage's first step.
+  for (const SplitStage& stage : schedule.stages) {
+    const auto first = std::find_if(schedule.steps.begin(), schedule.steps.end(),
+                                    [&](const ScheduleStep& step) { return step.op == stage.first_op; });
+    if (first == schedule.steps.end()) continue;
+    const int32_t output = graph.main().ops[static_cast<size_t>(stage.last_op)].outputs[0];
+    Lifetime& life = lifetimes[static_cast<size_t>(output)];
+    life.first = std::min(life.first, static_cast<int32_t>(first - schedule.steps.begin()));
+  }
   return lifetimes;
 }
 

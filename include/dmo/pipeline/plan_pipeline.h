@@ -10,6 +10,8 @@
 
 #include "dmo/model/graph.h"
 #include "dmo/overlap/safe_overlaps.h"
+#include "dmo/overlap/stage_overlaps.h"
+#include "dmo/plan/dmo_plan_choice.h"
 #include "dmo/plan/memory_problem.h"
 #include "dmo/plan/plan.h"
 #include "dmo/ops/kernel_family.h"
@@ -78,6 +80,7 @@ struct PlanResult {
   OverlapMethod method = OverlapMethod::kAlgorithmic;
   int64_t alignment = 16;
   std::vector<OpOverlap> overlaps;  // per op
+  std::vector<StageOverlap> stage_overlaps;  // per split stage (its loop nests run)
   Plan dmo_no_overlap;
   bool allow_descending = true;
   // dmo's plans as TFLM lays them out (tflm_layout.h): tensors at dmo's
@@ -109,7 +112,14 @@ std::vector<OpOverlap> unsplit_safe_overlaps(const Graph& graph, const PlanOptio
 
 // The problem plan_model gives dmo's planner for `options` (its split
 // stages), from unsplit_safe_overlaps: for bounds and plans of candidates.
+// The stages' own O_s is their closed form here (a lower bound of the loop
+// nests' value plan_model uses), so trying a stage runs no kernel.
 MemoryProblem planned_problem(const Graph& graph, const PlanOptions& options, std::vector<OpOverlap> overlaps);
+
+// dmo's plans of a schedule's problem: with split stages, also planned
+// with their bands live over the whole stage, and the smaller taken.
+DmoPlanChoice choose_scheduled_plan(const Graph& graph, const MemoryProblem& problem, const Schedule& schedule,
+                                    int64_t alignment);
 
 // The placement of dmo's plan (offsets per tensor, descending ops).
 TensorPlacement dmo_placement(const Graph& graph, const PlanResult& result);

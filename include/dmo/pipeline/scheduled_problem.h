@@ -22,6 +22,12 @@ namespace dmo {
 
 MemoryProblem build_scheduled_problem(const Graph& graph, const Schedule& schedule);
 
+// `problem` (built for `schedule`) with each split stage's band buffers
+// live over all of the stage's steps instead of its first tile's: more
+// conflicts, so its plans are valid for `problem` too.
+MemoryProblem with_bands_over_whole_stages(const Graph& graph, const MemoryProblem& problem,
+                                          const Schedule& schedule);
+
 // Whether the problem covers every subgraph (the model has several).
 bool plans_whole_model(const Graph& graph);
 

@@ -64,7 +64,8 @@ PlanToVerify offline_placement(const Graph& graph);
 // kernels (not floored to an alignment, and no alignment required). Empty
 // when valid.
 // With `split`, the schedule runs those stages: their intermediates are
-// their bands, and their ops may not overlap their inputs.
+// their bands, their ops may not overlap their inputs, and each stage may
+// write its output over its dying input within the stage's own O_s.
 std::vector<std::string> validate_placement(const Graph& graph, const TensorPlacement& placement,
                                             const VerifyProgress& progress = nullptr,
                                             KernelFamily family = KernelFamily::kTflmReference,

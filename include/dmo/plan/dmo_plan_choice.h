@@ -24,4 +24,10 @@ struct DmoPlanChoice {
 // Throws std::logic_error when a planner's plan fails validation.
 DmoPlanChoice choose_dmo_plan(const MemoryProblem& problem, int64_t alignment);
 
+// The same, also planning `stricter`: the same buffers and pairs with
+// lifetimes at least as long, so each of its plans is valid for `problem`.
+// Each plan is the smaller of the two (the planner's orders follow the
+// lifetimes, and shorter ones can lead them astray).
+DmoPlanChoice choose_dmo_plan(const MemoryProblem& problem, const MemoryProblem& stricter, int64_t alignment);
+
 }  // namespace dmo

@@ -120,6 +120,14 @@ class Interpreter {
   std::vector<int32_t> band_rows_;           // per tensor: rows of its band buffer, 0 when stored whole
   std::vector<std::vector<int64_t>> band_strides_;  // per band tensor of several batches: its band's strides
   std::vector<int32_t> last_step_of_op_;     // per op: the last step that runs it (-1: none)
+  // The last step of the op, or of the split stage it runs in: the steps
+  // of a stage are one op for clobbers.
+  int32_t last_step_of_unit(int32_t op) const {
+    for (const SplitStage& stage : schedule_.stages) {
+      if (op >= stage.first_op && op <= stage.last_op) return last_step_of_op_[static_cast<size_t>(stage.last_op)];
+    }
+    return last_step_of_op_[static_cast<size_t>(op)];
+  }
   bool is_last_step(size_t step) const {
     return last_step_of_op_[static_cast<size_t>(schedule_.steps[step].op)] == static_cast<int32_t>(step);
   }

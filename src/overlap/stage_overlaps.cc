@@ -1,0 +1,122 @@
+#include "dmo/overlap/stage_overlaps.h"
+
+#include <algorithm>
+
+#include "dmo/model/safe_overlap_formula.h"
+#include "dmo/overlap/overlap_candidates.h"
+#include "dmo/runtime/interpreter.h"
+#include "dmo/transform/receptive_field.h"
+#include "dmo/transform/stage_tiling.h"
+
+namespace dmo {
+
+namespace {
+
+// The steps [first, end) of the schedule that run the stage's ops.
+struct StepRange {
+  size_t first = 0, end = 0;
+};
+
+StepRange steps_of(const Schedule& schedule, const SplitStage& stage) {
+  StepRange range{schedule.steps.size(), 0};
+  for (size_t i = 0; i < schedule.steps.size(); ++i) {
+    const int32_t op = schedule.steps[i].op;
+    if (op < stage.first_op || op > stage.last_op) continue;
+    range.first = std::min(range.first, i);
+    range.end = i + 1;
+  }
+  return range;
+}
+
+int64_t row_bytes(const Tensor& t) { return t.byte_size / (int64_t{t.shape[0]} * t.shape[1]); }
+
+// Tile by tile: the lowest input byte the first op can read (its band's
+// first row, batch 0) before the highest output byte the last op can have
+// written (its rows' end in the last batch). Every real read is at or
+// above, every real write at or below, so the fold gives at most the
+// loop nests' O_s.
+int64_t closed_form_overlap(const Graph& graph, const StageTiling& tiling, const Tensor& input,
+                            const Tensor& output) {
+  const RowWindow window = *row_window(graph.main(), tiling.stage.first_op);
+  const int64_t in_row = row_bytes(input), out_row = row_bytes(output);
+  const int64_t last_batch_start = (int64_t{output.shape[0]} - 1) * output.shape[1];
+  SafeOverlapFold fold;
+  for (const std::vector<IndexRange>& rows : tiling.rows) {
+    const IndexRange read = input_rows(window, rows.front());
+    if (read.size() > 0) fold.read(read.begin * in_row);
+    if (rows.back().size() > 0) fold.write((last_batch_start + rows.back().end) * out_row - 1);
+  }
+  return fold.safe_overlap(output.byte_size);
+}
+
+}  // namespace
+
+std::vector<StageOverlap> compute_stage_overlaps(const Graph& graph, const Schedule& schedule,
+                                                 const SafeOverlapOptions& options, StageOverlapDepth depth) {
+  std::vector<StageOverlap> result;
+  if (schedule.stages.empty()) return result;
+  const Subgraph& sg = graph.main();
+  const std::vector<OverlapCandidate> candidates = overlap_candidates(graph, schedule, options.preserve_graph_inputs);
+  std::optional<Interpreter> interpreter;
+  if (depth == StageOverlapDepth::kLoopNests && options.method != OverlapMethod::kNone) {
+    interpreter.emplace(graph, unshared_placement(sg), schedule);
+  }
+  for (const SplitStage& stage : schedule.stages) {
+    StageOverlap s;
+    s.stage = stage;
+    s.input = sg.ops[static_cast<size_t>(stage.first_op)].inputs[0];
+    s.output = sg.ops[static_cast<size_t>(stage.last_op)].outputs[0];
+    const Tensor& input = sg.tensors[static_cast<size_t>(s.input)];
+    const Tensor& output = sg.tensors[static_cast<size_t>(s.output)];
+    s.input_bytes = input.byte_size;
+    s.output_bytes = output.byte_size;
+    // The first op's candidate says whether its input 0 dies there; no
+    // other op of the stage may read it (the closed form follows input 0).
+    const OverlapCandidate& first = candidates[static_cast<size_t>(stage.first_op)];
+    bool read_later_in_stage = false;
+    for (int32_t op = stage.first_op + 1; op <= stage.last_op; ++op) {
+      const std::vector<int32_t>& inputs = sg.ops[static_cast<size_t>(op)].inputs;
+      read_later_in_stage |= std::find(inputs.begin(), inputs.end(), s.input) != inputs.end();
+    }
+    s.input_dies = first.input == s.input && first.input_dies && !read_later_in_stage && s.input != s.output;
+    if (options.method != OverlapMethod::kNone) {
+      s.analytic = closed_form_overlap(graph, tile_stage(graph, stage), input, output);
+      if (interpreter) {
+        AddressMemory memory(s.input, s.output, s.input_bytes, s.output_bytes);
+        const StepRange steps = steps_of(schedule, stage);
+        interpreter->run_address_only(memory, steps.first, steps.end);
+        s.algorithmic = memory.safe_overlap();
+      }
+      if (s.input_dies) {
+        const int64_t chosen =
+            options.method == OverlapMethod::kAlgorithmic && s.algorithmic ? *s.algorithmic : *s.analytic;
+        s.used_bytes = chosen / options.alignment * options.alignment;
+      }
+    }
+    result.push_back(s);
+  }
+  return result;
+}
+
+void add_stage_overlap_pairs(MemoryProblem& problem, const std::vector<StageOverlap>& stages) {
+  auto buffer_of = [&](int32_t tensor) {
+    for (size_t b = 0; b < problem.buffers.size(); ++b) {
+      if (problem.buffers[b].tensor == tensor) return static_cast<int32_t>(b);
+    }
+    return -1;
+  };
+  for (const StageOverlap& s : stages) {
+    if (s.used_bytes <= 0) continue;
+    const int32_t out = buffer_of(s.output), in = buffer_of(s.input);
+    if (out < 0 || in < 0) continue;
+    problem.overlaps.push_back({s.stage.first_op, out, in, s.used_bytes, 0});
+  }
+}
+
+void unuse_split_op_overlaps(const Schedule& schedule, std::vector<OpOverlap>& overlaps) {
+  for (OpOverlap& o : overlaps) {
+    if (runs_in_split_stage(schedule, o.pair.op)) o.used_bytes = o.used_descending_bytes = 0;
+  }
+}
+
+}  // namespace dmo
