@@ -521,7 +521,36 @@ TEST(SplitAutoCli, ExportWritesTheUnsplitPlanAndSaysSo) {
   std::filesystem::remove(out);
 }
 
+// The seed's check model (built in): its input alone is 49,152 B; the
+// stage's output lies over its dying input, so the arena stays within a
+// kilobyte of it, and the plan verifies.
+TEST(SplitAutoCli, ZooMobileNetV1StaysWithinAKilobyteOfItsInput) {
+  const test::CommandResult plan = test::run_dmo({"plan", "mobilenet_v1_0.25_128_uint8", "--split", "auto", "--json"});
+  ASSERT_EQ(plan.exit_status, 0) << plan.err;
+  const nlohmann::json j = nlohmann::json::parse(plan.out);
+  EXPECT_LE(j["split_bytes"].get<int64_t>(), 50000);
+  EXPECT_LE(j["extra_macs_percent"].get<double>(), 20.0);
+  for (const auto& stage : j["split"]) {
+    const auto& overlap = stage["overlap"];
+    EXPECT_LE(overlap["analytic"].get<int64_t>(), overlap["algorithmic"].get<int64_t>());
+  }
+  const test::CommandResult verified = test::run_dmo({"verify", "mobilenet_v1_0.25_128_uint8", "--split", "auto"});
+  EXPECT_EQ(verified.exit_status, 0) << verified.out << verified.err;
+}
+
 // ------------------------------------------------------- shared models
+
+TEST(SplitAutoSharedModels, PersonDetectSplitsBelowTwentyKilobytesAndVerifies) {
+  DMO_REQUIRE_SHARED(shared);
+  const std::string model = shared + "/models/tflm_person_detect_int8.tflite";
+  const test::CommandResult plan = test::run_dmo({"plan", model, "--split", "auto", "--json"});
+  ASSERT_EQ(plan.exit_status, 0) << plan.err;
+  const nlohmann::json j = nlohmann::json::parse(plan.out);
+  EXPECT_LE(j["split_bytes"].get<int64_t>(), 20000);
+  EXPECT_LE(j["extra_macs_percent"].get<double>(), 20.0);
+  const test::CommandResult verified = test::run_dmo({"verify", model, "--split", "auto"});
+  EXPECT_EQ(verified.exit_status, 0) << verified.out << verified.err;
+}
 
 TEST(SplitAutoSharedModels, VwwSplitsBelowItsUnsplitArenaAndVerifies) {
   DMO_REQUIRE_SHARED(shared);
@@ -530,6 +559,7 @@ TEST(SplitAutoSharedModels, VwwSplitsBelowItsUnsplitArenaAndVerifies) {
   ASSERT_EQ(plan.exit_status, 0) << plan.err;
   const nlohmann::json j = nlohmann::json::parse(plan.out);
   EXPECT_LT(j["split_bytes"].get<int64_t>(), j["split_search"]["unsplit_bytes"].get<int64_t>());
+  EXPECT_LE(j["split_bytes"].get<int64_t>(), 32000);
   EXPECT_LE(j["extra_macs_percent"].get<double>(), 20.0);
   const test::CommandResult verified = test::run_dmo({"verify", model, "--split", "auto"});
   EXPECT_EQ(verified.exit_status, 0) << verified.out << verified.err;

@@ -184,28 +184,39 @@ SplitSearchResult search_split_stages(const Graph& graph, const PlanOptions& opt
     });
     // Ties on the arena go to the set with fewer ops at the peak: where two
     // places share the peak, lowering one is the step to lowering both.
+    // Sets that may tie (bound equal to the arena) are planned only when
+    // none of those that may beat it does.
     const Trial* best = nullptr;
     Plan best_dmo;
     int64_t best_bytes = current_bytes;
     size_t best_peak_ops = peak.size();
-    for (const Trial& trial : trials) {
-      const int64_t extra = trial.set.extra_macs();
-      const bool dominated = trial.bound < current_bytes && std::any_of(planned.begin(), planned.end(), [&](const auto& p) {
-        return p.first.extra_macs() <= extra && p.second <= trial.bound;
-      });
-      if (dominated) continue;
-      Plan dmo = choose_scheduled_plan(graph, trial.problem, split_schedule(graph, trial.set.split()), options.alignment).dmo;
+    auto consider = [&](const Trial& trial) {
+      Plan dmo =
+          choose_scheduled_plan(graph, trial.problem, split_schedule(graph, trial.set.split()), options.alignment).dmo;
       const int64_t bytes = dmo.arena_size;
       ++result.candidates_planned;
       arena_of[trial.set.key()] = bytes;
       planned.emplace_back(trial.set, bytes);
-      if (bytes > best_bytes) continue;
+      if (bytes > best_bytes) return;
       const size_t at_peak = peak_ops(graph, trial.set, trial.problem, dmo).size();
       if (bytes < best_bytes || at_peak < best_peak_ops) {
         best = &trial;
         best_bytes = bytes;
         best_peak_ops = at_peak;
         best_dmo = std::move(dmo);
+      }
+    };
+    for (const Trial& trial : trials) {
+      if (trial.bound >= current_bytes) continue;
+      const int64_t extra = trial.set.extra_macs();
+      const bool dominated = std::any_of(planned.begin(), planned.end(), [&](const auto& p) {
+        return p.first.extra_macs() <= extra && p.second <= trial.bound;
+      });
+      if (!dominated) consider(trial);
+    }
+    if (best_bytes == current_bytes) {
+      for (const Trial& trial : trials) {
+        if (trial.bound == current_bytes) consider(trial);
       }
     }
     if (!best) break;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "dmo/plan/bounds.h"
 #include "dmo/plan/dmo_planner.h"
 #include "dmo/plan/plan_validator.h"
 #include "dmo/plan/tflm_greedy_planner.h"
@@ -61,6 +62,10 @@ DmoPlanChoice choose_dmo_plan(const MemoryProblem& problem, int64_t alignment) {
 
 DmoPlanChoice choose_dmo_plan(const MemoryProblem& problem, const MemoryProblem& stricter, int64_t alignment) {
   DmoPlanChoice choice = choose_dmo_plan(problem, alignment);
+  // Nothing is below the bound (rounded as TFLM rounds the arena).
+  const int64_t rounding = std::max(alignment, kTflmBufferAlignment);
+  const int64_t bound = (chain_lower_bound_with_overlap_bytes(problem) + rounding - 1) / rounding * rounding;
+  if (choice.dmo.arena_size <= bound && choice.dmo_ascending.arena_size <= choice.dmo.arena_size) return choice;
   DmoPlanChoice strict = choose_dmo_plan(stricter, alignment);
   require_valid(problem, strict.dmo, alignment);
   require_valid(problem, strict.dmo_ascending, alignment);
