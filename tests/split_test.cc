@@ -275,24 +275,39 @@ std::vector<uint8_t> unsplit_outputs(const Graph& graph, const std::vector<uint8
   return interpreter.outputs();
 }
 
+// A random chain_graph whose chain (ops 1..n) is one stage of a random
+// number of tiles; every fifth round with two images, each image's band
+// following the other's.
+struct RandomStage {
+  Graph graph;
+  SplitStage stage;
+  int32_t last_rows = 0;
+};
+
+RandomStage random_stage(std::mt19937& rng, int round) {
+  auto pick = [&](int32_t lo, int32_t hi) { return std::uniform_int_distribution<int32_t>(lo, hi)(rng); };
+  const int32_t height = pick(6, 20), width = pick(3, 6), channels = pick(1, 3);
+  const std::vector<ChainOp> chain = random_chain(height, width, rng);
+  RandomStage r{chain_graph(chain, height, width, channels, rng, round % 5 == 0 ? 2 : 1),
+                SplitStage{1, static_cast<int32_t>(chain.size()), SplitAxis::kHeight, 1}};
+  const Subgraph& sg = r.graph.main();
+  r.last_rows = sg.tensors[static_cast<size_t>(sg.ops[static_cast<size_t>(r.stage.last_op)].outputs[0])].shape[1];
+  r.stage.tiles = pick(1, r.last_rows);
+  return r;
+}
+
 TEST(SplitChains, RandomChainsTileBitIdenticallyInsideTheirPlan) {
   std::mt19937 rng(20261201);
   int32_t banded_stages = 0;
   for (int round = 0; round < 200; ++round) {
-    auto pick = [&](int32_t lo, int32_t hi) { return std::uniform_int_distribution<int32_t>(lo, hi)(rng); };
-    const int32_t height = pick(6, 20), width = pick(3, 6), channels = pick(1, 3);
-    const std::vector<ChainOp> chain = random_chain(height, width, rng);
-    // Some rounds with two images: each image's band follows the other's.
-    const Graph graph = chain_graph(chain, height, width, channels, rng, round % 5 == 0 ? 2 : 1);
+    const RandomStage random = random_stage(rng, round);
+    const Graph& graph = random.graph;
     const Subgraph& sg = graph.main();
-    SplitStage stage;
-    stage.first_op = 1;
-    stage.last_op = static_cast<int32_t>(chain.size());
-    const int32_t last_rows = sg.tensors[static_cast<size_t>(sg.ops[static_cast<size_t>(stage.last_op)].outputs[0])].shape[1];
-    stage.tiles = pick(1, last_rows);
+    const SplitStage stage = random.stage;
+    const int32_t last_rows = random.last_rows;
     SCOPED_TRACE(::testing::Message() << "round " << round << ": ops 1-" << stage.last_op << ", " << stage.tiles
                                       << " tiles of " << last_rows << " rows");
-    banded_stages += chain.size() > 1;
+    banded_stages += stage.last_op > 1;
 
     // The tiling follows the marked receptive fields.
     const StageTiling tiling = tile_stage(graph, stage);
@@ -361,18 +376,14 @@ TensorPlacement stage_overlapping(const Subgraph& sg, const StageOverlap& s, int
 TEST(SplitChains, StageOverlapIsTheTightestCleanOverlapOnRandomChains) {
   std::mt19937 rng(20261202);
   int32_t tight_checked = 0;
-  for (int round = 0; round < 150; ++round) {
-    auto pick = [&](int32_t lo, int32_t hi) { return std::uniform_int_distribution<int32_t>(lo, hi)(rng); };
-    const int32_t height = pick(6, 20), width = pick(3, 6), channels = pick(1, 3);
-    const std::vector<ChainOp> chain = random_chain(height, width, rng);
-    if (chain.size() < 2) continue;
-    const Graph graph = chain_graph(chain, height, width, channels, rng, round % 5 == 0 ? 2 : 1);
+  for (int round = 0; round < 250; ++round) {
+    const RandomStage random = random_stage(rng, round);
+    if (random.stage.last_op < 2) continue;  // a stage of one op has no band
+    const Graph& graph = random.graph;
     const Subgraph& sg = graph.main();
-    SplitStage stage{1, static_cast<int32_t>(chain.size()), SplitAxis::kHeight, 1};
-    const int32_t last_rows = sg.tensors[static_cast<size_t>(sg.ops[static_cast<size_t>(stage.last_op)].outputs[0])].shape[1];
-    stage.tiles = pick(1, last_rows);
+    const SplitStage stage = random.stage;
     SCOPED_TRACE(::testing::Message() << "round " << round << ": ops 1-" << stage.last_op << ", " << stage.tiles
-                                      << " tiles of " << last_rows << " rows");
+                                      << " tiles of " << random.last_rows << " rows");
     const Schedule schedule = split_schedule(graph, {stage});
     SafeOverlapOptions options;
     options.alignment = 1;
