@@ -159,4 +159,13 @@ PlacementFile read_placement_file(const std::string& path, const Graph& graph) {
   return file;
 }
 
+PlacementFile read_placement_file(const std::string& path, const Graph& graph, const SplitRequest& split) {
+  PlacementFile file = read_placement_file(path, graph);
+  if (!file.split.empty() && split.method == SplitMethod::kManual) {
+    throw Error(fmt::format("{}: the plan file names its split stages; --split would run others", path));
+  }
+  if (file.split.empty()) file.split = split.stages;
+  return file;
+}
+
 }  // namespace dmo

@@ -80,11 +80,7 @@ PlanToVerify choose_plan_to_verify(const Graph& graph, const std::string& plan, 
   if (split.method == SplitMethod::kAuto) {
     throw Error(fmt::format("{}: --split auto plans with dmo; a plan file is planned already", plan));
   }
-  PlacementFile file = read_placement_file(plan, graph);
-  if (!file.split.empty() && split.method == SplitMethod::kManual) {
-    throw Error(fmt::format("{}: the plan file names its split stages; --split would run others", plan));
-  }
-  if (file.split.empty()) file.split = split.stages;
+  PlacementFile file = read_placement_file(plan, graph, split);
   return {PlanSource::kFile, std::move(file.placement), 0, std::move(file.split)};
 }
 

@@ -56,12 +56,9 @@ Command add_run_command(CLI::App& app) {
     if (o->unshared) {
       placement = unshared_placement(sg);
     } else if (!o->plan.empty()) {
-      PlacementFile file = read_placement_file(o->plan, graph);
-      if (!file.split.empty() && split.method == SplitMethod::kManual) {
-        throw Error(fmt::format("{}: the plan file names its split stages; --split would run others", o->plan));
-      }
+      PlacementFile file = read_placement_file(o->plan, graph, split);
       placement = std::move(file.placement);
-      if (!file.split.empty()) stages = std::move(file.split);
+      stages = std::move(file.split);
     } else {
       PlanResult planned = split.method == SplitMethod::kAuto
                                ? search_split_stages(graph, plan_options, split.max_recompute_percent).plan

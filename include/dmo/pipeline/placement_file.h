@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "dmo/model/graph.h"
+#include "dmo/pipeline/split_request.h"
 #include "dmo/runtime/tensor_placement.h"
 #include "dmo/schedule/split_stage.h"
 
@@ -29,5 +30,10 @@ struct PlacementFile {
 // Throws dmo::Error naming the file and the problem (for a stage that is
 // not a splittable chain, the stage, the op and why).
 PlacementFile read_placement_file(const std::string& path, const Graph& graph);
+
+// The same for a run asked to split as `split` says: the file's own stages,
+// else the stages `split` names. A file naming its own stages refuses
+// `--split` stages (they would run others).
+PlacementFile read_placement_file(const std::string& path, const Graph& graph, const SplitRequest& split);
 
 }  // namespace dmo
