@@ -12,22 +12,6 @@ namespace dmo {
 
 namespace {
 
-// The steps [first, end) of the schedule that run the stage's ops.
-struct StepRange {
-  size_t first = 0, end = 0;
-};
-
-StepRange steps_of(const Schedule& schedule, const SplitStage& stage) {
-  StepRange range{schedule.steps.size(), 0};
-  for (size_t i = 0; i < schedule.steps.size(); ++i) {
-    const int32_t op = schedule.steps[i].op;
-    if (op < stage.first_op || op > stage.last_op) continue;
-    range.first = std::min(range.first, i);
-    range.end = i + 1;
-  }
-  return range;
-}
-
 int64_t row_bytes(const Tensor& t) { return t.byte_size / (int64_t{t.shape[0]} * t.shape[1]); }
 
 // Tile by tile: the lowest input byte the first op can read (its band's
@@ -83,7 +67,7 @@ std::vector<StageOverlap> compute_stage_overlaps(const Graph& graph, const Sched
       s.analytic = closed_form_overlap(graph, tile_stage(graph, stage), input, output);
       if (interpreter) {
         AddressMemory memory(s.input, s.output, s.input_bytes, s.output_bytes);
-        const StepRange steps = steps_of(schedule, stage);
+        const StepRange steps = stage_steps(schedule, stage);
         interpreter->run_address_only(memory, steps.first, steps.end);
         s.algorithmic = memory.safe_overlap();
       }

@@ -140,11 +140,10 @@ std::vector<OpOverlap> unsplit_safe_overlaps(const Graph& graph, const PlanOptio
   return compute_safe_overlaps(graph, default_schedule(graph), safe_overlap_options(options));
 }
 
-MemoryProblem planned_problem(const Graph& graph, const PlanOptions& options, std::vector<OpOverlap> overlaps) {
+MemoryProblem planned_problem(const Graph& graph, const PlanOptions& options, const Schedule& schedule,
+                              std::vector<OpOverlap> overlaps) {
   require_reference_kernels_for_split(graph, options);
-  return scheduled_plan_problem(graph, options, planned_schedule(graph, options, {}), overlaps,
-                                StageOverlapDepth::kClosedForm)
-      .problem;
+  return scheduled_plan_problem(graph, options, schedule, overlaps, StageOverlapDepth::kClosedForm).problem;
 }
 
 PlanResult plan_model(const Graph& graph, const PlanOptions& options) {
@@ -208,7 +207,8 @@ PlanResult plan_model(const Graph& graph, const PlanOptions& options, std::vecto
 
   r.lower_bound_overlap_per_op_bytes = lower_bound_with_overlap_bytes(r.problem);
   r.lower_bound_overlap_bytes = chain_lower_bound_with_overlap_bytes(r.problem);
-  DmoPlanChoice choice = choose_scheduled_plan(graph, r.problem, r.schedule, options.alignment);
+  DmoPlanChoice choice =
+      choose_scheduled_plan(graph, r.problem, r.schedule, options.alignment, r.lower_bound_overlap_bytes);
   r.dmo = std::move(choice.dmo);
   r.dmo_ascending = std::move(choice.dmo_ascending);
   // The schedule runs dmo's plan: its ops walk as the plan needs.
@@ -218,9 +218,9 @@ PlanResult plan_model(const Graph& graph, const PlanOptions& options, std::vecto
 }
 
 DmoPlanChoice choose_scheduled_plan(const Graph& graph, const MemoryProblem& problem, const Schedule& schedule,
-                                    int64_t alignment) {
+                                    int64_t alignment, std::optional<int64_t> bound) {
   if (schedule.band_buffers.empty()) return choose_dmo_plan(problem, alignment);
-  return choose_dmo_plan(problem, with_bands_over_whole_stages(graph, problem, schedule), alignment);
+  return choose_dmo_plan(problem, with_bands_over_whole_stages(graph, problem, schedule), alignment, bound);
 }
 
 TensorPlacement dmo_placement(const Graph& graph, const PlanResult& result) {

@@ -61,13 +61,8 @@ MemoryProblem with_bands_over_whole_stages(const Graph& graph, const MemoryProbl
   MemoryProblem stricter = problem;
   const Subgraph& sg = graph.main();
   for (const SplitStage& stage : schedule.stages) {
-    Lifetime span{-1, -1};
-    for (size_t i = 0; i < schedule.steps.size(); ++i) {
-      const int32_t op = schedule.steps[i].op;
-      if (op < stage.first_op || op > stage.last_op) continue;
-      if (span.first < 0) span.first = static_cast<int32_t>(i);
-      span.last = static_cast<int32_t>(i);
-    }
+    const StepRange steps = stage_steps(schedule, stage);
+    const Lifetime span{static_cast<int32_t>(steps.first), static_cast<int32_t>(steps.end) - 1};
     for (int32_t op = stage.first_op; op < stage.last_op; ++op) {
       const int32_t band = sg.ops[static_cast<size_t>(op)].outputs[0];
       if (!band_buffer_of(schedule, band)) continue;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -63,9 +64,8 @@ StageSet with_stage(const StageSet& current, const SplitCandidate& candidate) {
 // buffer reaching the top of dmo's arena is live. Only a stage containing
 // one of them can lower the arena: one elsewhere leaves those steps' live
 // tensors, and the tensors at the top, as they are.
-std::set<int32_t> peak_ops(const Graph& graph, const StageSet& set, const MemoryProblem& problem, const Plan& dmo) {
-  // Times are steps of the schedule (the search runs on models of one subgraph).
-  const Schedule schedule = set.stages.empty() ? default_schedule(graph) : split_schedule(graph, set.split());
+// Times are steps of `schedule` (the search runs on models of one subgraph).
+std::set<int32_t> peak_ops(const Schedule& schedule, const MemoryProblem& problem, const Plan& dmo) {
   std::set<int32_t> ops;
   auto add_time = [&](int32_t time) {
     if (time >= 0 && static_cast<size_t>(time) < schedule.steps.size()) {
@@ -127,8 +127,9 @@ SplitSearchResult search_split_stages(const Graph& graph, const PlanOptions& opt
   SplitSearchResult result;
   result.max_recompute_percent = max_recompute_percent;
   // Candidates are planned as plan_model plans dmo's plan (its problem, then
-  // choose_dmo_plan), without the other figures; the one chosen in full.
-  MemoryProblem current_problem = planned_problem(graph, unsplit, overlaps);
+  // choose_scheduled_plan), without the other figures; the one chosen in full.
+  Schedule current_schedule = default_schedule(graph);
+  MemoryProblem current_problem = planned_problem(graph, unsplit, current_schedule, overlaps);
   Plan current_dmo = choose_dmo_plan(current_problem, options.alignment).dmo;
   result.unsplit_bytes = current_dmo.arena_size;
   const int64_t macs = model_macs(graph);
@@ -148,11 +149,13 @@ SplitSearchResult search_split_stages(const Graph& graph, const PlanOptions& opt
   StageSet current;
   int64_t current_bytes = result.unsplit_bytes;
   for (;;) {
-    const std::set<int32_t> peak = peak_ops(graph, current, current_problem, current_dmo);
+    const std::set<int32_t> peak = peak_ops(current_schedule, current_problem, current_dmo);
     struct Trial {
       StageSet set;
+      Schedule schedule;
       MemoryProblem problem;
-      int64_t bound = 0;
+      int64_t bound = 0;  // 0 with fixed offsets: no bound known
+      bool bound_known = false;
     };
     std::vector<Trial> trials;
     std::set<std::string> seen;
@@ -166,11 +169,14 @@ SplitSearchResult search_split_stages(const Graph& graph, const PlanOptions& opt
       if (arena_of.count(key) || !seen.insert(key).second) continue;
       PlanOptions split = unsplit;
       split.split = next.split();
-      Trial trial{std::move(next), planned_problem(graph, split, overlaps), 0};
-      // A true bound, so a candidate at or above the arena to beat is never
+      Schedule schedule = split_schedule(graph, split.split);
+      MemoryProblem problem = planned_problem(graph, split, schedule, overlaps);
+      Trial trial{std::move(next), std::move(schedule), std::move(problem)};
+      // A true bound, so a candidate above the arena to beat is never
       // planned; fixed offsets (accelerator ops) may share bytes unchecked.
       if (!has_fixed_offsets(trial.problem)) {
         trial.bound = chain_lower_bound_with_overlap_bytes(trial.problem);
+        trial.bound_known = true;
         if (trial.bound > current_bytes) continue;
       }
       trials.push_back(std::move(trial));
@@ -191,14 +197,15 @@ SplitSearchResult search_split_stages(const Graph& graph, const PlanOptions& opt
     int64_t best_bytes = current_bytes;
     size_t best_peak_ops = peak.size();
     auto consider = [&](const Trial& trial) {
-      Plan dmo =
-          choose_scheduled_plan(graph, trial.problem, split_schedule(graph, trial.set.split()), options.alignment).dmo;
+      Plan dmo = choose_scheduled_plan(graph, trial.problem, trial.schedule, options.alignment,
+                                       trial.bound_known ? std::optional<int64_t>(trial.bound) : std::nullopt)
+                     .dmo;
       const int64_t bytes = dmo.arena_size;
       ++result.candidates_planned;
       arena_of[trial.set.key()] = bytes;
       planned.emplace_back(trial.set, bytes);
       if (bytes > best_bytes) return;
-      const size_t at_peak = peak_ops(graph, trial.set, trial.problem, dmo).size();
+      const size_t at_peak = peak_ops(trial.schedule, trial.problem, dmo).size();
       if (bytes < best_bytes || at_peak < best_peak_ops) {
         best = &trial;
         best_bytes = bytes;
@@ -222,6 +229,7 @@ SplitSearchResult search_split_stages(const Graph& graph, const PlanOptions& opt
     if (!best) break;
     current = best->set;
     current_bytes = best_bytes;
+    current_schedule = best->schedule;
     current_problem = best->problem;
     current_dmo = std::move(best_dmo);
   }

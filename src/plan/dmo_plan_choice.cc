@@ -60,12 +60,14 @@ DmoPlanChoice choose_dmo_plan(const MemoryProblem& problem, int64_t alignment) {
   return choice;
 }
 
-DmoPlanChoice choose_dmo_plan(const MemoryProblem& problem, const MemoryProblem& stricter, int64_t alignment) {
+DmoPlanChoice choose_dmo_plan(const MemoryProblem& problem, const MemoryProblem& stricter, int64_t alignment,
+                              std::optional<int64_t> bound) {
   DmoPlanChoice choice = choose_dmo_plan(problem, alignment);
   // Nothing is below the bound (rounded as TFLM rounds the arena).
   const int64_t rounding = std::max(alignment, kTflmBufferAlignment);
-  const int64_t bound = (chain_lower_bound_with_overlap_bytes(problem) + rounding - 1) / rounding * rounding;
-  if (choice.dmo.arena_size <= bound && choice.dmo_ascending.arena_size <= choice.dmo.arena_size) return choice;
+  const int64_t lowest = bound ? *bound : chain_lower_bound_with_overlap_bytes(problem);
+  const int64_t rounded = (lowest + rounding - 1) / rounding * rounding;
+  if (choice.dmo.arena_size <= rounded && choice.dmo_ascending.arena_size <= choice.dmo.arena_size) return choice;
   DmoPlanChoice strict = choose_dmo_plan(stricter, alignment);
   require_valid(problem, strict.dmo, alignment);
   require_valid(problem, strict.dmo_ascending, alignment);

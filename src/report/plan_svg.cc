@@ -94,8 +94,7 @@ struct Overlaps {
 };
 
 // Overlap pairs and descending walks name ops; lifetimes, times.
-Overlaps overlaps_in(const MemoryProblem& problem, const Plan& plan, const Frame& f,
-                     const std::vector<SplitStage>& stages) {
+Overlaps overlaps_in(const MemoryProblem& problem, const Plan& plan, const Frame& f, const Schedule& schedule) {
   Overlaps out;
   out.slants.resize(problem.buffers.size());
   const std::set<int32_t> descending(plan.descending_ops.begin(), plan.descending_ops.end());
@@ -106,10 +105,7 @@ Overlaps overlaps_in(const MemoryProblem& problem, const Plan& plan, const Frame
     const int64_t high = std::min(plan.offsets[in] + input.size, plan.offsets[o] + output.size);
     // A split stage's pair (its ops' own go unused): the stage writes its
     // output over its input tile by tile, so the shared bytes span its steps.
-    const auto stage = std::find_if(stages.begin(), stages.end(), [&](const SplitStage& s) {
-      return pair.op >= s.first_op && pair.op <= s.last_op;
-    });
-    if (stage != stages.end()) {
+    if (const SplitStage* stage = split_stage_of(schedule, pair.op)) {
       if (low >= high) continue;
       out.bands.push_back({pair.op, low, high, input.tensor, output.tensor, false, std::max(output.lifetime.first, 0),
                            input.lifetime.last, fmt::format("split stage ops {}-{}", stage->first_op, stage->last_op)});
@@ -222,7 +218,7 @@ std::string axes(const Frame& f, const std::set<int32_t>& descending, int32_t pe
 std::string panel(const Graph& graph, const MemoryProblem& problem, const Plan& plan, const std::string& title,
                   const Frame& f, const PlanResult& r, int32_t peak_time) {
   const std::set<int32_t> descending(plan.descending_ops.begin(), plan.descending_ops.end());
-  const Overlaps overlaps = overlaps_in(problem, plan, f, r.schedule.stages);
+  const Overlaps overlaps = overlaps_in(problem, plan, f, r.schedule);
   std::set<int32_t> views;
   for (const BufferAlias& alias : problem.aliases) views.insert(alias.buffer);
 
@@ -351,7 +347,7 @@ std::string plan_svg(const Graph& graph, const PlanResult& r) {
   const bool split = !r.schedule.stages.empty();
   Frame dmo{kLeft + kPanelWidth + kGap, 0, max_bytes, split, split ? r.op_times : std::vector<int32_t>{}};
   std::set<int32_t> ops_sharing;
-  for (const SharedBand& band : overlaps_in(r.problem, r.dmo, dmo, r.schedule.stages).bands) ops_sharing.insert(band.op);
+  for (const SharedBand& band : overlaps_in(r.problem, r.dmo, dmo, r.schedule).bands) ops_sharing.insert(band.op);
   const size_t overlapping_ops = ops_sharing.size();
   out += fmt::format(
       "<text x=\"{:.1f}\" y=\"44\" font-size=\"12\" fill=\"#333\">{} ops, both plans on one address scale. dmo lets "

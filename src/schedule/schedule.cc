@@ -36,11 +36,24 @@ int64_t band_bytes(const Tensor& tensor, int32_t rows) {
   return tensor.byte_size / tensor.shape[1] * rows;
 }
 
-bool runs_in_split_stage(const Schedule& schedule, int32_t op) {
+const SplitStage* split_stage_of(const Schedule& schedule, int32_t op) {
   for (const SplitStage& stage : schedule.stages) {
-    if (op >= stage.first_op && op <= stage.last_op) return true;
+    if (op >= stage.first_op && op <= stage.last_op) return &stage;
   }
-  return false;
+  return nullptr;
+}
+
+bool runs_in_split_stage(const Schedule& schedule, int32_t op) { return split_stage_of(schedule, op) != nullptr; }
+
+StepRange stage_steps(const Schedule& schedule, const SplitStage& stage) {
+  StepRange range;
+  for (size_t i = 0; i < schedule.steps.size(); ++i) {
+    const int32_t op = schedule.steps[i].op;
+    if (op < stage.first_op || op > stage.last_op) continue;
+    if (range.end == 0) range.first = i;
+    range.end = i + 1;
+  }
+  return range;
 }
 
 std::vector<int32_t> descending_ops(const Schedule& schedule) {

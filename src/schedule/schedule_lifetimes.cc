@@ -37,12 +37,11 @@ std::vector<Lifetime> schedule_lifetimes(const Graph& graph, const Schedule& sch
   // For that, a stage's output, whose rows later tiles write while every
   // band is in use, lives from the stage's first step.
   for (const SplitStage& stage : schedule.stages) {
-    const auto first = std::find_if(schedule.steps.begin(), schedule.steps.end(),
-                                    [&](const ScheduleStep& step) { return step.op == stage.first_op; });
-    if (first == schedule.steps.end()) continue;
+    const StepRange steps = stage_steps(schedule, stage);
+    if (steps.first == steps.end) continue;
     const int32_t output = graph.main().ops[static_cast<size_t>(stage.last_op)].outputs[0];
     Lifetime& life = lifetimes[static_cast<size_t>(output)];
-    life.first = std::min(life.first, static_cast<int32_t>(first - schedule.steps.begin()));
+    life.first = std::min(life.first, static_cast<int32_t>(steps.first));
   }
   return lifetimes;
 }

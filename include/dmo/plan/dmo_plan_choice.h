@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "dmo/plan/memory_problem.h"
 #include "dmo/plan/plan.h"
@@ -27,7 +28,10 @@ DmoPlanChoice choose_dmo_plan(const MemoryProblem& problem, int64_t alignment);
 // The same, also planning `stricter`: the same buffers and pairs with
 // lifetimes at least as long, so each of its plans is valid for `problem`.
 // Each plan is the smaller of the two (the planner's orders follow the
-// lifetimes, and shorter ones can lead them astray).
-DmoPlanChoice choose_dmo_plan(const MemoryProblem& problem, const MemoryProblem& stricter, int64_t alignment);
+// lifetimes, and shorter ones can lead them astray); `stricter` is not
+// planned when the first plans are at the bound. `bound`:
+// chain_lower_bound_with_overlap_bytes(problem) when the caller has it.
+DmoPlanChoice choose_dmo_plan(const MemoryProblem& problem, const MemoryProblem& stricter, int64_t alignment,
+                              std::optional<int64_t> bound = std::nullopt);
 
 }  // namespace dmo

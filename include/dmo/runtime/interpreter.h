@@ -123,10 +123,8 @@ class Interpreter {
   // The last step of the op, or of the split stage it runs in: the steps
   // of a stage are one op for clobbers.
   int32_t last_step_of_unit(int32_t op) const {
-    for (const SplitStage& stage : schedule_.stages) {
-      if (op >= stage.first_op && op <= stage.last_op) return last_step_of_op_[static_cast<size_t>(stage.last_op)];
-    }
-    return last_step_of_op_[static_cast<size_t>(op)];
+    const SplitStage* stage = split_stage_of(schedule_, op);
+    return last_step_of_op_[static_cast<size_t>(stage ? stage->last_op : op)];
   }
   bool is_last_step(size_t step) const {
     return last_step_of_op_[static_cast<size_t>(schedule_.steps[step].op)] == static_cast<int32_t>(step);

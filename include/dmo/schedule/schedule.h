@@ -69,8 +69,18 @@ const BandBuffer* band_buffer_of(const Schedule& schedule, int32_t tensor);
 // Bytes of a band of `rows` rows of an NHWC tensor.
 int64_t band_bytes(const Tensor& tensor, int32_t rows);
 
+// The split stage `op` runs in, nullptr for none.
+const SplitStage* split_stage_of(const Schedule& schedule, int32_t op);
+
 // Whether `op` runs inside one of the schedule's split stages.
 bool runs_in_split_stage(const Schedule& schedule, int32_t op);
+
+// The steps [first, end) that run a stage's ops (contiguous, every tile of
+// it); first == end when no step does.
+struct StepRange {
+  size_t first = 0, end = 0;
+};
+StepRange stage_steps(const Schedule& schedule, const SplitStage& stage);
 
 // One whole-output, ascending step per op of subgraph 0, in file order.
 Schedule default_schedule(const Graph& graph);
