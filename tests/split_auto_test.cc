@@ -152,9 +152,10 @@ TEST(SplitCandidates, ChainsStopAtOpsThatCannotBeTiledAndAtBranches) {
   ASSERT_EQ(chains.size(), 1u);
   EXPECT_EQ(chains[0].first_op, 0);
   EXPECT_EQ(chains[0].last_op, 2);
-  // Sub-chains 0-1, 0-2 and 1-2, each with the counts of its last output's 16 rows.
+  // Sub-chains 0-1, 0-2 and 1-2, each with the counts of its last output's
+  // 16 rows, alone and with 2..4 column tiles of its 4 columns.
   const std::vector<SplitCandidate> candidates = split_candidates(g);
-  EXPECT_EQ(candidates.size(), 3 * candidate_tile_counts(16).size());
+  EXPECT_EQ(candidates.size(), 3 * candidate_tile_counts(16).size() * kMaxColumnTiles);
   for (const SplitCandidate& c : candidates) {
     EXPECT_LT(c.stage.first_op, c.stage.last_op);
     // Halo rows of the 3x3 window are computed again by the 1x1 conv before
@@ -170,21 +171,24 @@ TEST(SplitCandidates, ChainsStopAtOpsThatCannotBeTiledAndAtBranches) {
 // ---------------------------------------------------------------- search
 
 TEST(SplitSearch, FindsTheKnownBestStage) {
-  // Both ops in one stage of 16 one-row tiles: the intermediate is a band
-  // of one row, and nothing is computed twice.
+  // Both ops in one stage of 16 one-row tiles, each cut into 4 patches of
+  // one column: the intermediate is a band of one pixel, and nothing is
+  // computed twice (1x1 windows have no halo).
   const Graph g = pointwise_pair();
   const SplitSearchResult r = search_split_stages(g, PlanOptions{}, 20);
   ASSERT_EQ(r.stages.size(), 1u);
   EXPECT_EQ(r.stages[0].first_op, 0);
   EXPECT_EQ(r.stages[0].last_op, 1);
   EXPECT_EQ(r.stages[0].tiles, 16);
+  EXPECT_EQ(r.stages[0].column_tiles, kMaxColumnTiles);
   EXPECT_EQ(r.plan.extra_macs(), 0);
-  // Input and output whole (1,024 B each) and one row of 32 channels
-  // (512 B); tile t reads input row t before it writes output row t, so the
-  // stage's output may lie wholly over its dying input.
+  // Input and output whole (1,024 B each) and one pixel of 32 float
+  // channels (128 B); each patch reads its input pixel before it writes the
+  // same output pixel, so the stage's output may lie wholly over its dying
+  // input.
   ASSERT_EQ(r.plan.stage_overlaps.size(), 1u);
   EXPECT_EQ(r.plan.stage_overlaps[0].algorithmic, 1024);
-  EXPECT_EQ(r.plan.dmo.arena_size, 1024 + 512);
+  EXPECT_EQ(r.plan.dmo.arena_size, 1024 + 128);
   EXPECT_LT(r.plan.dmo.arena_size, r.unsplit_bytes);
   // The plan reported is plan_model's with the stages found.
   PlanOptions manual;
@@ -386,7 +390,13 @@ TEST(SplitPlanFile, BadStagesAreOneLineErrorsNamingTheFileAndTheOp) {
   expect_one_line_exit_2(verify_with_file(with_stage({{"ops", {2, 3}}, {"tiles", 0}}), "zero.json"),
                          "split stage 0 tiles 0 is outside 1..");
   expect_one_line_exit_2(verify_with_file(with_stage({{"ops", {2, 3}}, {"tiles", 2}, {"axis", "width"}}), "axis.json"),
-                         "dmo splits along the height only");
+                         "dmo splits along the height, or the height and width");
+  expect_one_line_exit_2(
+      verify_with_file(with_stage({{"ops", {2, 3}}, {"tiles", 2}, {"axis", "height and width"}, {"column_tiles", 33}}),
+                       "columns.json"),
+      "op 3 (DEPTHWISE_CONV_2D): 33 column tiles for an output of 32 columns");
+  expect_one_line_exit_2(verify_with_file(with_stage({{"ops", {2, 3}}, {"tiles", 2}, {"column_tiles", 2}}), "cut.json"),
+                         "column_tiles above 1 go with axis \"height and width\"");
   expect_one_line_exit_2(verify_with_file(with_stage({{"ops", {2, 3}}, {"tile", 2}}), "field.json"),
                          "unknown field 'tile'");
   expect_one_line_exit_2(verify_with_file(with_stage({{"ops", {2}}, {"tiles", 2}}), "ops.json"),

@@ -37,51 +37,51 @@ void expect_rows(IndexRange got, IndexRange want) {
 }
 
 // A window built from the op parameters the way TFLite pads.
-RowWindow window(Padding padding, int32_t in, int32_t filter, int32_t stride, int32_t dilation) {
+AxisWindow window(Padding padding, int32_t in, int32_t filter, int32_t stride, int32_t dilation) {
   const int32_t out = window_output_size(padding, in, filter, stride, dilation);
   return {in, out, filter, stride, dilation, window_padding_before(in, filter, stride, dilation, out)};
 }
 
 TEST(ReceptiveField, ThreeByThreeSameStrideOne) {
   // pad 1: output row y reads y-1 .. y+1.
-  const RowWindow w = window(Padding::kSame, 8, 3, 1, 1);
+  const AxisWindow w = window(Padding::kSame, 8, 3, 1, 1);
   EXPECT_EQ(w.pad_before, 1);
-  expect_rows(input_rows(w, rows(2, 4)), rows(1, 5));
-  expect_rows(input_rows(w, rows(0, 1)), rows(0, 2));  // row -1 is padding
-  expect_rows(input_rows(w, rows(7, 8)), rows(6, 8));  // row 8 is padding
+  expect_rows(input_range(w, rows(2, 4)), rows(1, 5));
+  expect_rows(input_range(w, rows(0, 1)), rows(0, 2));  // row -1 is padding
+  expect_rows(input_range(w, rows(7, 8)), rows(6, 8));  // row 8 is padding
 }
 
 TEST(ReceptiveField, ThreeByThreeSameStrideTwoPadsOnlyAfter) {
   // 64 -> 32: total padding (32-1)*2+3-64 = 1, none before.
-  const RowWindow w = window(Padding::kSame, 64, 3, 2, 1);
-  EXPECT_EQ(w.output_height, 32);
+  const AxisWindow w = window(Padding::kSame, 64, 3, 2, 1);
+  EXPECT_EQ(w.output_extent, 32);
   EXPECT_EQ(w.pad_before, 0);
-  expect_rows(input_rows(w, rows(0, 8)), rows(0, 17));    // 7*2+2 = 16
-  expect_rows(input_rows(w, rows(8, 16)), rows(16, 33));  // 15*2+2 = 32
-  expect_rows(input_rows(w, rows(24, 32)), rows(48, 64)); // 31*2+2 = 64, clipped
+  expect_rows(input_range(w, rows(0, 8)), rows(0, 17));    // 7*2+2 = 16
+  expect_rows(input_range(w, rows(8, 16)), rows(16, 33));  // 15*2+2 = 32
+  expect_rows(input_range(w, rows(24, 32)), rows(48, 64)); // 31*2+2 = 64, clipped
 }
 
 TEST(ReceptiveField, DilatedValid) {
   // 5 taps 2 apart span 9 rows: 12 -> 4 rows, output row y reads y .. y+8.
-  const RowWindow w = window(Padding::kValid, 12, 5, 1, 2);
-  EXPECT_EQ(w.output_height, 4);
-  expect_rows(input_rows(w, rows(1, 3)), rows(1, 11));
+  const AxisWindow w = window(Padding::kValid, 12, 5, 1, 2);
+  EXPECT_EQ(w.output_extent, 4);
+  expect_rows(input_range(w, rows(1, 3)), rows(1, 11));
 }
 
 TEST(ReceptiveField, PoolTwoByTwoStrideTwoValid) {
-  const RowWindow w = window(Padding::kValid, 9, 2, 2, 1);
-  EXPECT_EQ(w.output_height, 4);
-  expect_rows(input_rows(w, rows(3, 4)), rows(6, 8));  // row 8 is never read
+  const AxisWindow w = window(Padding::kValid, 9, 2, 2, 1);
+  EXPECT_EQ(w.output_extent, 4);
+  expect_rows(input_range(w, rows(3, 4)), rows(6, 8));  // row 8 is never read
 }
 
 TEST(ReceptiveField, FiveByFiveSameClipsAtTheTop) {
-  const RowWindow w = window(Padding::kSame, 10, 5, 1, 1);
+  const AxisWindow w = window(Padding::kSame, 10, 5, 1, 1);
   EXPECT_EQ(w.pad_before, 2);
-  expect_rows(input_rows(w, rows(0, 1)), rows(0, 3));
+  expect_rows(input_range(w, rows(0, 1)), rows(0, 3));
 }
 
 TEST(ReceptiveField, RowPreservingOpsReadTheirOwnRows) {
-  expect_rows(input_rows(row_preserving_window(6), rows(3, 5)), rows(3, 5));
+  expect_rows(input_range(element_wise_window(6), rows(3, 5)), rows(3, 5));
   GraphBuilder b("relu");
   const int32_t in = b.add_tensor("in", DataType::kFloat32, {1, 6, 2, 3});
   const int32_t out = b.add_tensor("out", DataType::kFloat32, {1, 6, 2, 3});
@@ -89,9 +89,9 @@ TEST(ReceptiveField, RowPreservingOpsReadTheirOwnRows) {
   b.set_inputs({in});
   b.set_outputs({out});
   const Graph g = b.finish();
-  const std::optional<RowWindow> w = row_window(g.main(), 0);
+  const std::optional<AxisWindow> w = row_window(g.main(), 0);
   ASSERT_TRUE(w);
-  expect_rows(input_rows(*w, rows(1, 4)), rows(1, 4));
+  expect_rows(input_range(*w, rows(1, 4)), rows(1, 4));
 }
 
 // ---------------------------------------------------------------- chains
@@ -198,16 +198,19 @@ std::vector<ChainOp> random_chain(int32_t height, int32_t width, std::mt19937& r
   return chain;
 }
 
-// An independent count: the rows each op of the stage computes per tile,
-// found by marking every input row each window tap touches, last op first.
-std::vector<std::vector<IndexRange>> marked_rows(const Subgraph& sg, const SplitStage& stage) {
+// An independent count: the rows (dim 1) or columns (dim 2) each op of the
+// stage computes per band of tiles along that axis, found by marking every
+// input row (column) each window tap touches, last op first.
+std::vector<std::vector<IndexRange>> marked_ranges(const Subgraph& sg, const SplitStage& stage, size_t dim) {
   const int32_t n = stage.last_op - stage.first_op + 1;
   const Shape& last = sg.tensors[static_cast<size_t>(sg.ops[static_cast<size_t>(stage.last_op)].outputs[0])].shape;
+  const int32_t parts = dim == 1 ? stage.tiles : stage.column_tiles;
+  const bool rows = dim == 1;
   std::vector<std::vector<IndexRange>> tiles;
-  for (int32_t tile = 0; tile < stage.tiles; ++tile) {
+  for (int32_t tile = 0; tile < parts; ++tile) {
     std::vector<IndexRange> per_op(static_cast<size_t>(n));
-    // As even as possible: the first rows % tiles tiles one row longer.
-    const int32_t base = last[1] / stage.tiles, longer = last[1] % stage.tiles;
+    // As even as possible: the first extent % parts parts one longer.
+    const int32_t base = last[dim] / parts, longer = last[dim] % parts;
     const int32_t begin = tile * base + std::min(tile, longer);
     per_op.back() = {begin, begin + base + (tile < longer ? 1 : 0)};
     for (int32_t k = n - 1; k > 0; --k) {
@@ -216,19 +219,21 @@ std::vector<std::vector<IndexRange>> marked_rows(const Subgraph& sg, const Split
       const Shape& out = sg.tensors[static_cast<size_t>(op.outputs[0])].shape;
       int32_t filter = 1, stride = 1, dilation = 1;
       if (const auto* c = std::get_if<Conv2DParams>(&op.params)) {
-        filter = sg.tensors[static_cast<size_t>(op.inputs[1])].shape[1], stride = c->stride_h, dilation = c->dilation_h;
+        filter = sg.tensors[static_cast<size_t>(op.inputs[1])].shape[dim];
+        stride = rows ? c->stride_h : c->stride_w, dilation = rows ? c->dilation_h : c->dilation_w;
       } else if (const auto* d = std::get_if<DepthwiseConv2DParams>(&op.params)) {
-        filter = sg.tensors[static_cast<size_t>(op.inputs[1])].shape[1], stride = d->stride_h, dilation = d->dilation_h;
+        filter = sg.tensors[static_cast<size_t>(op.inputs[1])].shape[dim];
+        stride = rows ? d->stride_h : d->stride_w, dilation = rows ? d->dilation_h : d->dilation_w;
       } else if (const auto* p = std::get_if<Pool2DParams>(&op.params)) {
-        filter = p->filter_h, stride = p->stride_h;
+        filter = rows ? p->filter_h : p->filter_w, stride = rows ? p->stride_h : p->stride_w;
       }
       // TFLite's before padding: half the total, rounded down.
-      const int32_t total = std::max((out[1] - 1) * stride + (filter - 1) * dilation + 1 - in[1], 0);
-      std::vector<char> read(static_cast<size_t>(in[1]), 0);
+      const int32_t total = std::max((out[dim] - 1) * stride + (filter - 1) * dilation + 1 - in[dim], 0);
+      std::vector<char> read(static_cast<size_t>(in[dim]), 0);
       for (int32_t y = per_op[static_cast<size_t>(k)].begin; y < per_op[static_cast<size_t>(k)].end; ++y) {
         for (int32_t tap = 0; tap < filter; ++tap) {
-          const int32_t row = y * stride - total / 2 + tap * dilation;
-          if (row >= 0 && row < in[1]) read[static_cast<size_t>(row)] = 1;
+          const int32_t at = y * stride - total / 2 + tap * dilation;
+          if (at >= 0 && at < in[dim]) read[static_cast<size_t>(at)] = 1;
         }
       }
       const auto first = std::find(read.begin(), read.end(), 1) - read.begin();
@@ -276,12 +281,14 @@ std::vector<uint8_t> unsplit_outputs(const Graph& graph, const std::vector<uint8
 }
 
 // A random chain_graph whose chain (ops 1..n) is one stage of a random
-// number of tiles; every fifth round with two images, each image's band
+// number of tiles, every other round cut into a random number of column
+// tiles too; every fifth round with two images, each image's band
 // following the other's.
 struct RandomStage {
   Graph graph;
   SplitStage stage;
   int32_t last_rows = 0;
+  int32_t last_cols = 0;
 };
 
 RandomStage random_stage(std::mt19937& rng, int round) {
@@ -291,14 +298,17 @@ RandomStage random_stage(std::mt19937& rng, int round) {
   RandomStage r{chain_graph(chain, height, width, channels, rng, round % 5 == 0 ? 2 : 1),
                 SplitStage{1, static_cast<int32_t>(chain.size()), SplitAxis::kHeight, 1}};
   const Subgraph& sg = r.graph.main();
-  r.last_rows = sg.tensors[static_cast<size_t>(sg.ops[static_cast<size_t>(r.stage.last_op)].outputs[0])].shape[1];
+  const Shape& last = sg.tensors[static_cast<size_t>(sg.ops[static_cast<size_t>(r.stage.last_op)].outputs[0])].shape;
+  r.last_rows = last[1];
+  r.last_cols = last[2];
   r.stage.tiles = pick(1, r.last_rows);
+  if (round % 2 == 1) r.stage.column_tiles = pick(1, r.last_cols);
   return r;
 }
 
 TEST(SplitChains, RandomChainsTileBitIdenticallyInsideTheirPlan) {
   std::mt19937 rng(20261201);
-  int32_t banded_stages = 0;
+  int32_t banded_stages = 0, patched_stages = 0;
   for (int round = 0; round < 200; ++round) {
     const RandomStage random = random_stage(rng, round);
     const Graph& graph = random.graph;
@@ -306,18 +316,28 @@ TEST(SplitChains, RandomChainsTileBitIdenticallyInsideTheirPlan) {
     const SplitStage stage = random.stage;
     const int32_t last_rows = random.last_rows;
     SCOPED_TRACE(::testing::Message() << "round " << round << ": ops 1-" << stage.last_op << ", " << stage.tiles
-                                      << " tiles of " << last_rows << " rows");
+                                      << " x " << stage.column_tiles << " tiles of " << last_rows << " x "
+                                      << random.last_cols);
     banded_stages += stage.last_op > 1;
+    patched_stages += stage.last_op > 1 && stage.column_tiles > 1;
 
-    // The tiling follows the marked receptive fields.
+    // The tiling follows the marked receptive fields: tiles run band of
+    // rows after band of rows, left to right (whole rows without column tiles).
     const StageTiling tiling = tile_stage(graph, stage);
-    const auto marked = marked_rows(sg, stage);
-    for (int32_t tile = 0; tile < stage.tiles; ++tile) {
+    ASSERT_EQ(tiling.rows.size(), static_cast<size_t>(stage.tiles * stage.column_tiles));
+    const auto marked_rows = marked_ranges(sg, stage, 1);
+    const auto marked_cols = marked_ranges(sg, stage, 2);
+    for (int32_t tile = 0; tile < stage.tile_count(); ++tile) {
       for (int32_t k = 0; k < tiling.op_count(); ++k) {
         const IndexRange got = tiling.rows[static_cast<size_t>(tile)][static_cast<size_t>(k)];
-        const IndexRange want = marked[static_cast<size_t>(tile)][static_cast<size_t>(k)];
+        const IndexRange want = marked_rows[static_cast<size_t>(tile / stage.column_tiles)][static_cast<size_t>(k)];
         ASSERT_EQ(got.begin, want.begin) << "tile " << tile << " op " << stage.first_op + k;
         ASSERT_EQ(got.end, want.end) << "tile " << tile << " op " << stage.first_op + k;
+        if (stage.column_tiles == 1) continue;
+        const IndexRange got_cols = tiling.cols[static_cast<size_t>(tile)][static_cast<size_t>(k)];
+        const IndexRange want_cols = marked_cols[static_cast<size_t>(tile % stage.column_tiles)][static_cast<size_t>(k)];
+        ASSERT_EQ(got_cols.begin, want_cols.begin) << "tile " << tile << " op " << stage.first_op + k;
+        ASSERT_EQ(got_cols.end, want_cols.end) << "tile " << tile << " op " << stage.first_op + k;
       }
     }
 
@@ -355,7 +375,8 @@ TEST(SplitChains, RandomChainsTileBitIdenticallyInsideTheirPlan) {
     EXPECT_EQ(macs.extra(), split_total - unsplit_total);
     EXPECT_EQ(plan.extra_macs(), split_total - unsplit_total);
   }
-  EXPECT_GT(banded_stages, 60);  // chains of two or three ops, with band buffers
+  EXPECT_GT(banded_stages, 60);   // chains of two or three ops, with band buffers
+  EXPECT_GT(patched_stages, 20);  // of them, cut along the width too
 }
 
 // The placement with every tensor apart, except the stage's output, whose
@@ -375,7 +396,7 @@ TensorPlacement stage_overlapping(const Subgraph& sg, const StageOverlap& s, int
 // Its closed form never exceeds it.
 TEST(SplitChains, StageOverlapIsTheTightestCleanOverlapOnRandomChains) {
   std::mt19937 rng(20261202);
-  int32_t tight_checked = 0;
+  int32_t tight_checked = 0, tight_patches_checked = 0;
   for (int round = 0; round < 250; ++round) {
     const RandomStage random = random_stage(rng, round);
     if (random.stage.last_op < 2) continue;  // a stage of one op has no band
@@ -383,7 +404,8 @@ TEST(SplitChains, StageOverlapIsTheTightestCleanOverlapOnRandomChains) {
     const Subgraph& sg = graph.main();
     const SplitStage stage = random.stage;
     SCOPED_TRACE(::testing::Message() << "round " << round << ": ops 1-" << stage.last_op << ", " << stage.tiles
-                                      << " tiles of " << random.last_rows << " rows");
+                                      << " x " << stage.column_tiles << " tiles of " << random.last_rows << " x "
+                                      << random.last_cols);
     const Schedule schedule = split_schedule(graph, {stage});
     SafeOverlapOptions options;
     options.alignment = 1;
@@ -404,6 +426,7 @@ TEST(SplitChains, StageOverlapIsTheTightestCleanOverlapOnRandomChains) {
     EXPECT_EQ(validate_placement(graph, clean, {}, KernelFamily::kTflmReference, {stage}), std::vector<std::string>{});
     if (overlap <= 0 || overlap >= s.output_bytes || overlap >= s.input_bytes) continue;
     ++tight_checked;
+    tight_patches_checked += stage.column_tiles > 1;
     const TensorPlacement over = stage_overlapping(sg, s, overlap + 1);
     const VerifyResult bad = verify_placement(graph, over, schedule, input);
     ASSERT_FALSE(bad.clobbers.empty());
@@ -411,6 +434,7 @@ TEST(SplitChains, StageOverlapIsTheTightestCleanOverlapOnRandomChains) {
     EXPECT_FALSE(validate_placement(graph, over, {}, KernelFamily::kTflmReference, {stage}).empty());
   }
   EXPECT_GT(tight_checked, 30);
+  EXPECT_GT(tight_patches_checked, 10);
 }
 
 TEST(SplitChains, BandBufferOverALiveTensorIsAClobber) {
@@ -469,7 +493,7 @@ TEST(SplitCheckValue, MobileNetV1Uint8FirstPointwiseAndStrideTwoDepthwise) {
   ASSERT_EQ(schedule.band_buffers.size(), 1u);
   const Tensor& intermediate = sg.tensors[static_cast<size_t>(schedule.band_buffers[0].tensor)];
   EXPECT_EQ(schedule.band_buffers[0].rows, 17);
-  EXPECT_EQ(band_bytes(intermediate, schedule.band_buffers[0].rows), 17408);
+  EXPECT_EQ(band_bytes(intermediate, schedule.band_buffers[0]), 17408);
 
   const std::vector<int64_t> writes = written_elements(graph, schedule, stage);
   EXPECT_EQ(writes[0] - intermediate.element_count, 3072);
@@ -562,12 +586,20 @@ TEST(SplitStages, SpecsParseOrNameTheSpec) {
   EXPECT_EQ(s.first_op, 2);
   EXPECT_EQ(s.last_op, 3);
   EXPECT_EQ(s.tiles, 4);
-  for (const char* bad : {"2-3", "2:4", "a-3:4", "2-3:x", "2-3:4:5", "-2-3:4", "2-3:", "", "3:2-1"}) {
+  EXPECT_EQ(s.column_tiles, 1);
+  EXPECT_EQ(split_spec(s), "2-3:4");
+  const SplitStage patches = parse_split_spec("2-3:4x3");
+  EXPECT_EQ(patches.tiles, 4);
+  EXPECT_EQ(patches.column_tiles, 3);
+  EXPECT_EQ(split_spec(patches), "2-3:4x3");
+  for (const char* bad : {"2-3", "2:4", "a-3:4", "2-3:x", "2-3:4:5", "-2-3:4", "2-3:", "", "3:2-1", "2-3:4x",
+                          "2-3:x4", "2-3:4x2x2", "2-3:4y2"}) {
     const std::string message = test::error_of([&] { parse_split_spec(bad); });
     EXPECT_NE(message.find(std::string("--split '") + bad + "': expected FIRST-LAST:TILES"), std::string::npos)
         << bad << ": " << message;
   }
   EXPECT_NE(test::error_of([&] { parse_split_spec("2-3:0"); }).find("at least one tile"), std::string::npos);
+  EXPECT_NE(test::error_of([&] { parse_split_spec("2-3:2x0"); }).find("at least one tile"), std::string::npos);
 }
 
 TEST(SplitStages, CmsisKernelsCannotRunAStage) {

@@ -12,23 +12,33 @@ namespace dmo {
 
 namespace {
 
-int64_t row_bytes(const Tensor& t) { return t.byte_size / (int64_t{t.shape[0]} * t.shape[1]); }
+int64_t pixel_bytes(const Tensor& t) {
+  return t.byte_size / (int64_t{t.shape[0]} * t.shape[1] * t.shape[2]);
+}
 
 // Tile by tile: the lowest input byte the first op can read (its band's
-// first row, batch 0) before the highest output byte the last op can have
-// written (its rows' end in the last batch). Every real read is at or
-// above, every real write at or below, so the fold gives at most the
-// loop nests' O_s.
+// first row and column, batch 0) before the highest output byte the last op
+// can have written (its last row's last column, last batch). Every real
+// read is at or above, every real write at or below, so the fold gives at
+// most the loop nests' O_s.
 int64_t closed_form_overlap(const Graph& graph, const StageTiling& tiling, const Tensor& input,
                             const Tensor& output) {
-  const RowWindow window = *row_window(graph.main(), tiling.stage.first_op);
-  const int64_t in_row = row_bytes(input), out_row = row_bytes(output);
+  const AxisWindow row_window_of_first = *row_window(graph.main(), tiling.stage.first_op);
+  const AxisWindow col_window_of_first = *column_window(graph.main(), tiling.stage.first_op);
+  const int64_t in_pixel = pixel_bytes(input), out_pixel = pixel_bytes(output);
+  const int64_t in_width = input.shape[2], out_width = output.shape[2];
   const int64_t last_batch_start = (int64_t{output.shape[0]} - 1) * output.shape[1];
   SafeOverlapFold fold;
-  for (const std::vector<IndexRange>& rows : tiling.rows) {
-    const IndexRange read = input_rows(window, rows.front());
-    if (read.size() > 0) fold.read(read.begin * in_row);
-    if (rows.back().size() > 0) fold.write((last_batch_start + rows.back().end) * out_row - 1);
+  for (size_t tile = 0; tile < tiling.rows.size(); ++tile) {
+    const IndexRange read_rows = input_range(row_window_of_first, tiling.rows[tile].front());
+    const IndexRange read_cols = input_range(col_window_of_first, tiling.cols[tile].front());
+    if (read_rows.size() > 0 && read_cols.size() > 0) {
+      fold.read((read_rows.begin * in_width + read_cols.begin) * in_pixel);
+    }
+    const IndexRange rows = tiling.rows[tile].back(), cols = tiling.cols[tile].back();
+    if (rows.size() > 0 && cols.size() > 0) {
+      fold.write(((last_batch_start + rows.end - 1) * out_width + cols.end) * out_pixel - 1);
+    }
   }
   return fold.safe_overlap(output.byte_size);
 }

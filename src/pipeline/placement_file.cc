@@ -48,10 +48,11 @@ std::vector<SplitStage> split_stages_of(const nlohmann::json& list, const std::s
     const std::string form = R"({"ops": [FIRST, LAST], "axis": "height", "tiles": N})";
     if (!entry.is_object()) throw Error(fmt::format("{}: expected {}", where, form));
     for (const auto& field : entry.items()) {
-      if (field.key() != "ops" && field.key() != "axis" && field.key() != "tiles" && field.key() != "extra_macs" &&
-          field.key() != "overlap") {
-        throw Error(fmt::format("{}: unknown field '{}' (a stage has ops, axis, tiles, extra_macs, overlap)", where,
-                                field.key()));
+      if (field.key() != "ops" && field.key() != "axis" && field.key() != "tiles" && field.key() != "column_tiles" &&
+          field.key() != "extra_macs" && field.key() != "overlap") {
+        throw Error(fmt::format(
+            "{}: unknown field '{}' (a stage has ops, axis, tiles, column_tiles, extra_macs, overlap)", where,
+            field.key()));
       }
     }
     const nlohmann::json& ops = entry.contains("ops") ? entry["ops"] : nlohmann::json();
@@ -59,8 +60,9 @@ std::vector<SplitStage> split_stages_of(const nlohmann::json& list, const std::s
         !entry.contains("tiles") || !entry["tiles"].is_number_integer()) {
       throw Error(fmt::format("{}: expected {}", where, form));
     }
-    if (entry.contains("axis") && entry["axis"] != "height") {
-      throw Error(fmt::format("{}: axis {}: dmo splits along the height only", where, entry["axis"].dump()));
+    if (entry.contains("axis") && entry["axis"] != "height" && entry["axis"] != "height and width") {
+      throw Error(fmt::format("{}: axis {}: dmo splits along the height, or the height and width", where,
+                              entry["axis"].dump()));
     }
     if (entry.contains("extra_macs") && !entry["extra_macs"].is_number_integer()) {
       throw Error(fmt::format("{}: extra_macs must be an integer", where));
@@ -70,6 +72,13 @@ std::vector<SplitStage> split_stages_of(const nlohmann::json& list, const std::s
     stage.first_op = static_cast<int32_t>(integer_in(ops[0], path, fmt::format("split stage {} first op", i), 0, limit));
     stage.last_op = static_cast<int32_t>(integer_in(ops[1], path, fmt::format("split stage {} last op", i), 0, limit));
     stage.tiles = static_cast<int32_t>(integer_in(entry["tiles"], path, fmt::format("split stage {} tiles", i), 1, limit));
+    if (entry.contains("column_tiles")) {
+      stage.column_tiles = static_cast<int32_t>(
+          integer_in(entry["column_tiles"], path, fmt::format("split stage {} column_tiles", i), 1, limit));
+    }
+    if ((stage.column_tiles > 1) != (entry.contains("axis") && entry["axis"] == "height and width")) {
+      throw Error(fmt::format("{}: column_tiles above 1 go with axis \"height and width\", and only they", where));
+    }
     stages.push_back(stage);
   }
   // The stages' chains, tile counts and disjointness, named in the model's terms.
@@ -135,7 +144,7 @@ PlacementFile read_placement_file(const std::string& path, const Graph& graph) {
     const Tensor& tensor = flat_tensor(graph, t);
     // Split stages run in subgraph 0 alone, where flat and local indices agree.
     const BandBuffer* band = band_buffer_of(schedule, t);
-    const int64_t bytes = band ? band_bytes(tensor, band->rows) : tensor.byte_size;
+    const int64_t bytes = band ? band_bytes(tensor, *band) : tensor.byte_size;
     const std::string which = tensor_label(graph, t);
     const int64_t at = integer_in(offset, path, fmt::format("offset of tensor {}", t), -1, kMaxArenaBytes);
     if (at >= 0 && at > placement.arena_size - bytes) {

@@ -51,7 +51,7 @@ MemoryProblem build_scheduled_problem(const Graph& graph, const Schedule& schedu
   // A split stage's intermediate takes only its largest band.
   for (const BandBuffer& band : schedule.band_buffers) {
     const int32_t buffer = buffer_of[static_cast<size_t>(band.tensor)];
-    if (buffer >= 0) problem.buffers[static_cast<size_t>(buffer)].size = band_bytes(sg.tensors[static_cast<size_t>(band.tensor)], band.rows);
+    if (buffer >= 0) problem.buffers[static_cast<size_t>(buffer)].size = band_bytes(sg.tensors[static_cast<size_t>(band.tensor)], band);
   }
   return problem;
 }

@@ -230,10 +230,8 @@ nlohmann::json plan_report_json(const Graph& graph, const PlanResult& r, const S
     nlohmann::json stages = nlohmann::json::array();
     for (size_t i = 0; i < r.split_macs.size(); ++i) {
       const StageMacs& stage = r.split_macs[i];
-      nlohmann::json j = {{"ops", {stage.stage.first_op, stage.stage.last_op}},
-                          {"axis", "height"},
-                          {"tiles", stage.stage.tiles},
-                          {"extra_macs", stage.extra()}};
+      nlohmann::json j = split_stages_json({stage.stage})[0];
+      j["extra_macs"] = stage.extra();
       if (i < r.stage_overlaps.size()) j["overlap"] = stage_overlap_json(r.stage_overlaps[i]);
       stages.push_back(std::move(j));
     }
@@ -324,8 +322,12 @@ std::string plan_report_text(const Graph& graph, const PlanResult& r) {
   if (r.planned_subgraphs > 1 && r.peak_op >= 0) out += fmt::format("peak: {}\n", time_label(graph, r, r.peak_op));
   for (size_t i = 0; i < r.split_macs.size(); ++i) {
     const StageMacs& stage = r.split_macs[i];
-    out += fmt::format("split ops {}-{} along the height into {} tiles: {} MACs, {} of them computed again\n",
-                       stage.stage.first_op, stage.stage.last_op, stage.stage.tiles, stage.split(), stage.extra());
+    const std::string tiles = stage.stage.column_tiles > 1
+                                  ? fmt::format("{} x {} tiles", stage.stage.tiles, stage.stage.column_tiles)
+                                  : fmt::format("{} tiles", stage.stage.tiles);
+    out += fmt::format("split ops {}-{} along the {} into {}: {} MACs, {} of them computed again\n",
+                       stage.stage.first_op, stage.stage.last_op, stage.stage.axes(), tiles, stage.split(),
+                       stage.extra());
     if (i < r.stage_overlaps.size()) out += "  " + describe_stage_overlap(r.stage_overlaps[i]) + "\n";
   }
   if (!r.split_macs.empty()) {

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "dmo/transform/stage_tiling.h"
+
 namespace dmo {
 
 namespace {
@@ -15,7 +17,9 @@ double percent_of(int64_t part, int64_t whole) {
 nlohmann::json split_stages_json(const std::vector<SplitStage>& stages) {
   nlohmann::json list = nlohmann::json::array();
   for (const SplitStage& s : stages) {
-    list.push_back({{"ops", {s.first_op, s.last_op}}, {"axis", "height"}, {"tiles", s.tiles}});
+    nlohmann::json stage = {{"ops", {s.first_op, s.last_op}}, {"axis", s.axes()}, {"tiles", s.tiles}};
+    if (s.column_tiles > 1) stage["column_tiles"] = s.column_tiles;
+    list.push_back(std::move(stage));
   }
   return list;
 }
@@ -25,7 +29,7 @@ std::string split_stages_text(const std::vector<SplitStage>& stages) {
   std::string text;
   for (const SplitStage& s : stages) {
     if (!text.empty()) text += ' ';
-    text += fmt::format("{}-{}:{}", s.first_op, s.last_op, s.tiles);
+    text += split_spec(s);
   }
   return text;
 }

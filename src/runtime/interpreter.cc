@@ -61,19 +61,20 @@ Interpreter::Interpreter(const Graph& graph, TensorPlacement placement, Schedule
   for (size_t v = 0; v < schedule_.views.size(); ++v) {
     view_index_[static_cast<size_t>(schedule_.views[v].tensor)] = static_cast<int32_t>(v);
   }
-  band_rows_.assign(tensor_count, 0);
+  bands_.assign(tensor_count, BandBuffer{});
   band_strides_.resize(tensor_count);
   for (const BandBuffer& band : schedule_.band_buffers) {
     const Shape& shape = subgraph_.tensors[static_cast<size_t>(band.tensor)].shape;
-    band_rows_[static_cast<size_t>(band.tensor)] = band.rows;
-    // Several batches: each batch's band follows the previous one's.
-    const int64_t row = int64_t{shape[2]} * shape[3];
-    if (shape[0] > 1) band_strides_[static_cast<size_t>(band.tensor)] = {band.rows * row, row, shape[3], 1};
+    bands_[static_cast<size_t>(band.tensor)] = band;
+    // Rows of fewer columns than the tensor's, or several batches (each
+    // batch's band follows the previous one's): the band's own strides.
+    const int64_t row = int64_t{band.cols} * shape[3];
+    if (shape[0] > 1 || band.cols < shape[2]) band_strides_[static_cast<size_t>(band.tensor)] = {band.rows * row, row, shape[3], 1};
   }
   for (size_t t = 0; t < tensor_count; ++t) {
     const Tensor& tensor = flat_tensor(static_cast<int32_t>(t));
     const bool covered = t < subgraph_.tensors.size() || placement_.offsets[t] >= 0;
-    const int64_t stored_bytes = band_rows_[t] > 0 ? band_bytes(tensor, band_rows_[t]) : tensor.byte_size;
+    const int64_t stored_bytes = bands_[t].rows > 0 ? band_bytes(tensor, bands_[t]) : tensor.byte_size;
     if (covered && tflm_plans_tensor(tensor) && view_index_[t] < 0 &&
         (placement_.offsets[t] < 0 || placement_.offsets[t] > placement_.arena_size - stored_bytes)) {
       throw Error(fmt::format("{}: tensor {} '{}' is not inside the {}-byte arena", graph.source, t, tensor.name,
@@ -180,9 +181,9 @@ uint8_t* Interpreter::tensor_data(int32_t t) const {
 }
 
 void Interpreter::require_whole(int32_t t) const {
-  if (band_rows_[static_cast<size_t>(t)] > 0) {
+  if (bands_[static_cast<size_t>(t)].rows > 0) {
     throw Error(fmt::format("{}: tensor {} '{}' is held as a band of {} rows; it is never whole in memory",
-                            graph_.source, t, flat_tensor(t).name, band_rows_[static_cast<size_t>(t)]));
+                            graph_.source, t, flat_tensor(t).name, bands_[static_cast<size_t>(t)].rows));
   }
 }
 
@@ -394,13 +395,15 @@ void Interpreter::run_subgraph(int32_t s, Memory& memory) const {
 void Interpreter::place_in_band(TensorRef& ref, std::span<const BandPosition> bands) const {
   for (const BandPosition& band : bands) {
     if (band.tensor != ref.index) continue;
-    // Row y is stored at band row y - first_row: the band's first byte is
-    // where row first_row would be (the address is only ever offset back
-    // into the band, so it is formed as an integer).
+    // Element (y, x) is stored at band row y - first_row, column
+    // x - first_col: the band's first byte is where element (first_row,
+    // first_col) would be (the address is only ever offset back into the
+    // band, so it is formed as an integer).
     const Shape& shape = ref.tensor->shape;
-    const int64_t row_bytes = int64_t{shape[2]} * shape[3] * element_size(ref.tensor->type).value_or(1);
+    const int64_t pixel_bytes = int64_t{shape[3]} * element_size(ref.tensor->type).value_or(1);
+    const int64_t row_bytes = bands_[static_cast<size_t>(ref.index)].cols * pixel_bytes;
     ref.data = reinterpret_cast<uint8_t*>(reinterpret_cast<uintptr_t>(ref.data) -
-                                          static_cast<uintptr_t>(band.first_row * row_bytes));
+                                          static_cast<uintptr_t>(band.first_row * row_bytes + band.first_col * pixel_bytes));
     const std::vector<int64_t>& strides = band_strides_[static_cast<size_t>(ref.index)];
     if (!strides.empty()) ref.strides = strides.data();
     return;

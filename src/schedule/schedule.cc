@@ -31,10 +31,12 @@ const BandBuffer* band_buffer_of(const Schedule& schedule, int32_t tensor) {
   return nullptr;
 }
 
-int64_t band_bytes(const Tensor& tensor, int32_t rows) {
-  if (tensor.shape.size() != 4 || tensor.shape[1] == 0) return tensor.byte_size;
-  return tensor.byte_size / tensor.shape[1] * rows;
+int64_t band_bytes(const Tensor& tensor, int32_t rows, int32_t cols) {
+  if (tensor.shape.size() != 4 || tensor.shape[1] == 0 || tensor.shape[2] == 0) return tensor.byte_size;
+  return tensor.byte_size / tensor.shape[1] / tensor.shape[2] * rows * cols;
 }
+
+int64_t band_bytes(const Tensor& tensor, const BandBuffer& band) { return band_bytes(tensor, band.rows, band.cols); }
 
 const SplitStage* split_stage_of(const Schedule& schedule, int32_t op) {
   for (const SplitStage& stage : schedule.stages) {
@@ -105,6 +107,7 @@ void check_band_buffers(const Graph& graph, const Schedule& schedule) {
     if (t.shape.size() != 4) fail(fmt::format("a {}-D tensor; bands are rows of NHWC", t.shape.size()));
     if (t.is_constant || t.is_variable || is_graph_boundary(band.tensor)) fail("bands are for intermediate tensors only");
     if (band.rows < 1 || band.rows > t.shape[1]) fail(fmt::format("{} rows of a tensor of {}", band.rows, t.shape[1]));
+    if (band.cols < 1 || band.cols > t.shape[2]) fail(fmt::format("{} columns of a tensor of {}", band.cols, t.shape[2]));
     for (const TensorView& v : schedule.views) {
       if (v.tensor == band.tensor || v.base == band.tensor) fail("a band-buffered tensor cannot take part in a view");
     }
@@ -127,9 +130,12 @@ void check_band_buffers(const Graph& graph, const Schedule& schedule) {
       const bool touched = std::find(op.inputs.begin(), op.inputs.end(), p.tensor) != op.inputs.end() ||
                            std::find(op.outputs.begin(), op.outputs.end(), p.tensor) != op.outputs.end();
       if (!touched) fail(fmt::format("a band position for tensor {}, which the op does not touch", p.tensor));
-      const int32_t height = sg.tensors[static_cast<size_t>(p.tensor)].shape[1];
-      if (p.first_row < 0 || p.first_row >= height) {
-        fail(fmt::format("the band of tensor {} starts at row {} of {}", p.tensor, p.first_row, height));
+      const Shape& shape = sg.tensors[static_cast<size_t>(p.tensor)].shape;
+      if (p.first_row < 0 || p.first_row >= shape[1]) {
+        fail(fmt::format("the band of tensor {} starts at row {} of {}", p.tensor, p.first_row, shape[1]));
+      }
+      if (p.first_col < 0 || p.first_col >= shape[2]) {
+        fail(fmt::format("the band of tensor {} starts at column {} of {}", p.tensor, p.first_col, shape[2]));
       }
     }
     auto require_position = [&](int32_t t) {
@@ -142,11 +148,16 @@ void check_band_buffers(const Graph& graph, const Schedule& schedule) {
     if (op.outputs.empty()) continue;
     const BandBuffer* out_band = band_buffer_of(schedule, op.outputs[0]);
     if (out_band == nullptr) continue;
-    const IndexRange rows = step.region.rows(sg.tensors[static_cast<size_t>(op.outputs[0])].shape[1]);
-    const int32_t first = position(op.outputs[0])->first_row;
-    if (rows.begin < first || rows.end > first + out_band->rows) {
+    const Shape& out_shape = sg.tensors[static_cast<size_t>(op.outputs[0])].shape;
+    const IndexRange rows = step.region.rows(out_shape[1]), cols = step.region.cols(out_shape[2]);
+    const BandPosition& at = *position(op.outputs[0]);
+    if (rows.begin < at.first_row || rows.end > at.first_row + out_band->rows) {
       fail(fmt::format("it writes rows [{}, {}) of tensor {}, outside its band [{}, {})", rows.begin, rows.end,
-                       op.outputs[0], first, first + out_band->rows));
+                       op.outputs[0], at.first_row, at.first_row + out_band->rows));
+    }
+    if (cols.begin < at.first_col || cols.end > at.first_col + out_band->cols) {
+      fail(fmt::format("it writes columns [{}, {}) of tensor {}, outside its band [{}, {})", cols.begin, cols.end,
+                       op.outputs[0], at.first_col, at.first_col + out_band->cols));
     }
   }
 }

@@ -31,7 +31,7 @@ bool is_row_preserving(OpKind kind) {
 }
 
 struct WindowParams {
-  int32_t filter_height = 1, stride = 1, dilation = 1;
+  int32_t filter_size = 1, stride = 1, dilation = 1;
 };
 
 }  // namespace
@@ -41,13 +41,17 @@ bool splits_along_height(OpKind kind) {
          kind == OpKind::kMaxPool2D;
 }
 
-RowWindow row_preserving_window(int32_t height) { return RowWindow{height, height, 1, 1, 1, 0}; }
+AxisWindow element_wise_window(int32_t extent) { return AxisWindow{extent, extent, 1, 1, 1, 0}; }
 
-std::optional<RowWindow> row_window(const Subgraph& subgraph, int32_t op_index, std::string* why) {
-  auto refuse = [&](const std::string& what) -> std::optional<RowWindow> {
+namespace {
+
+// The window along NHWC dimension `dim` (1: height, 2: width).
+std::optional<AxisWindow> axis_window(const Subgraph& subgraph, int32_t op_index, int dim, std::string* why) {
+  auto refuse = [&](const std::string& what) -> std::optional<AxisWindow> {
     if (why) *why = what;
     return std::nullopt;
   };
+  const bool rows = dim == 1;
   const Op& op = subgraph.ops.at(static_cast<size_t>(op_index));
   const auto kind = static_cast<OpKind>(op.builtin_code);
   if (!splits_along_height(kind) && !is_row_preserving(kind)) return refuse("its rows do not follow a window");
@@ -58,43 +62,58 @@ std::optional<RowWindow> row_window(const Subgraph& subgraph, int32_t op_index, 
   if (in[0] != out[0]) return refuse("its input and output batches differ");
   if (is_row_preserving(kind)) {
     if (in != out) return refuse("its input and output shapes differ");
-    return row_preserving_window(out[1]);
+    return element_wise_window(out[static_cast<size_t>(dim)]);
   }
+  auto filter_extent = [&]() -> std::optional<int32_t> {
+    if (op.inputs.size() < 2 || op.inputs[1] == kNoTensor) return std::nullopt;
+    const Shape& filter = subgraph.tensors[static_cast<size_t>(op.inputs[1])].shape;
+    if (filter.size() != 4) return std::nullopt;
+    return filter[static_cast<size_t>(dim)];
+  };
   WindowParams p;
   if (const auto* conv = std::get_if<Conv2DParams>(&op.params)) {
-    if (op.inputs.size() < 2 || op.inputs[1] == kNoTensor) return refuse("it has no filter");
-    const Shape& filter = subgraph.tensors[static_cast<size_t>(op.inputs[1])].shape;
-    if (filter.size() != 4) return refuse("its filter is not 4-D");
-    p = {filter[1], conv->stride_h, conv->dilation_h};
+    const std::optional<int32_t> filter = filter_extent();
+    if (!filter) return refuse("it has no 4-D filter");
+    p = {*filter, rows ? conv->stride_h : conv->stride_w, rows ? conv->dilation_h : conv->dilation_w};
   } else if (const auto* dw = std::get_if<DepthwiseConv2DParams>(&op.params)) {
-    if (op.inputs.size() < 2 || op.inputs[1] == kNoTensor) return refuse("it has no filter");
-    const Shape& filter = subgraph.tensors[static_cast<size_t>(op.inputs[1])].shape;
-    if (filter.size() != 4) return refuse("its filter is not 4-D");
-    p = {filter[1], dw->stride_h, dw->dilation_h};
+    const std::optional<int32_t> filter = filter_extent();
+    if (!filter) return refuse("it has no 4-D filter");
+    p = {*filter, rows ? dw->stride_h : dw->stride_w, rows ? dw->dilation_h : dw->dilation_w};
   } else if (const auto* pool = std::get_if<Pool2DParams>(&op.params)) {
-    p = {pool->filter_h, pool->stride_h, 1};
+    p = {rows ? pool->filter_h : pool->filter_w, rows ? pool->stride_h : pool->stride_w, 1};
   } else {
     return refuse("it carries no window parameters");
   }
-  if (p.filter_height < 1 || p.stride < 1 || p.dilation < 1) {
-    return refuse(fmt::format("filter height {}, stride {}, dilation {}", p.filter_height, p.stride, p.dilation));
+  if (p.filter_size < 1 || p.stride < 1 || p.dilation < 1) {
+    return refuse(fmt::format("filter {} {}, stride {}, dilation {}", rows ? "height" : "width", p.filter_size,
+                              p.stride, p.dilation));
   }
-  RowWindow w{in[1], out[1], p.filter_height, p.stride, p.dilation, 0};
-  // The model's output height fixes the padding, as in TFLite Micro.
-  w.pad_before = window_padding_before(w.input_height, w.filter_height, w.stride, w.dilation, w.output_height);
+  AxisWindow w{in[static_cast<size_t>(dim)], out[static_cast<size_t>(dim)], p.filter_size, p.stride, p.dilation, 0};
+  // The model's output size fixes the padding, as in TFLite Micro.
+  w.pad_before = window_padding_before(w.input_extent, w.filter_size, w.stride, w.dilation, w.output_extent);
   return w;
 }
 
-IndexRange input_rows(const RowWindow& w, IndexRange rows) {
+}  // namespace
+
+std::optional<AxisWindow> row_window(const Subgraph& subgraph, int32_t op, std::string* why) {
+  return axis_window(subgraph, op, 1, why);
+}
+
+std::optional<AxisWindow> column_window(const Subgraph& subgraph, int32_t op, std::string* why) {
+  return axis_window(subgraph, op, 2, why);
+}
+
+IndexRange input_range(const AxisWindow& w, IndexRange outputs) {
   // The lowest and highest tap inside the input over the band's rows: with
   // dilation the taps of rows near a border may skip the input's first or
   // last rows, so every tap is looked at (a band has few rows).
-  int64_t lowest = w.input_height, highest = -1;
-  for (int32_t y = rows.begin; y < rows.end; ++y) {
+  int64_t lowest = w.input_extent, highest = -1;
+  for (int32_t y = outputs.begin; y < outputs.end; ++y) {
     const int64_t origin = int64_t{y} * w.stride - w.pad_before;
-    for (int32_t k = 0; k < w.filter_height; ++k) {
+    for (int32_t k = 0; k < w.filter_size; ++k) {
       const int64_t row = origin + int64_t{k} * w.dilation;
-      if (row < 0 || row >= w.input_height) continue;
+      if (row < 0 || row >= w.input_extent) continue;
       lowest = std::min(lowest, row);
       highest = std::max(highest, row);
     }

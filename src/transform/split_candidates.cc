@@ -52,12 +52,14 @@ std::vector<SplitCandidate> split_candidates(const Graph& graph) {
       for (int32_t last = first + 1; last <= chain.last_op; ++last) {
         const Tensor& output = sg.tensors[static_cast<size_t>(sg.ops[static_cast<size_t>(last)].outputs[0])];
         for (int32_t tiles : candidate_tile_counts(output.shape[1])) {
-          const SplitStage stage{first, last, SplitAxis::kHeight, tiles};
-          try {
-            candidates.push_back({stage, stage_macs(graph, tile_stage(graph, stage)).extra()});
-          } catch (const Error&) {
-            // A tile whose rows read only padding (a window larger than its
-            // stride with much padding): that count is no candidate.
+          for (int32_t column_tiles = 1; column_tiles <= std::min(kMaxColumnTiles, output.shape[2]); ++column_tiles) {
+            const SplitStage stage{first, last, SplitAxis::kHeight, tiles, column_tiles};
+            try {
+              candidates.push_back({stage, stage_macs(graph, tile_stage(graph, stage)).extra()});
+            } catch (const Error&) {
+              // A tile whose rows read only padding (a window larger than its
+              // stride with much padding): that count is no candidate.
+            }
           }
         }
       }

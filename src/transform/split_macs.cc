@@ -62,8 +62,11 @@ StageMacs stage_macs(const Graph& graph, const StageTiling& tiling) {
   for (int32_t k = 0; k < tiling.op_count(); ++k) {
     const int32_t op = tiling.stage.first_op + k;
     OpSplitMacs m{op, op_macs(sg, op), 0};
-    for (const std::vector<IndexRange>& rows : tiling.rows) {
-      m.split += macs_per_output_row(sg, op) * rows[static_cast<size_t>(k)].size();
+    const int32_t width = sg.tensors[static_cast<size_t>(tiling.outputs[static_cast<size_t>(k)])].shape[2];
+    // A row's MACs are the same for each of its columns.
+    const int64_t per_column = width > 0 ? macs_per_output_row(sg, op) / width : 0;
+    for (size_t tile = 0; tile < tiling.rows.size(); ++tile) {
+      m.split += per_column * tiling.rows[tile][static_cast<size_t>(k)].size() * tiling.cols[tile][static_cast<size_t>(k)].size();
     }
     macs.ops.push_back(m);
   }

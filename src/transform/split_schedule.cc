@@ -44,17 +44,25 @@ Schedule split_schedule(const Graph& graph, const std::vector<SplitStage>& stage
     const StageTiling& tiling = tilings[static_cast<size_t>(stage_of[static_cast<size_t>(op)])];
     const int32_t n = tiling.op_count();
     for (int32_t k = 0; k + 1 < n; ++k) {
-      schedule.band_buffers.push_back({tiling.outputs[static_cast<size_t>(k)], tiling.band_rows[static_cast<size_t>(k)]});
+      schedule.band_buffers.push_back({tiling.outputs[static_cast<size_t>(k)], tiling.band_rows[static_cast<size_t>(k)],
+                                       tiling.band_cols[static_cast<size_t>(k)]});
     }
-    for (const std::vector<IndexRange>& rows : tiling.rows) {
+    for (size_t tile = 0; tile < tiling.rows.size(); ++tile) {
+      const std::vector<IndexRange>& rows = tiling.rows[tile];
+      const std::vector<IndexRange>& cols = tiling.cols[tile];
       for (int32_t k = 0; k < n; ++k) {
+        const auto at = static_cast<size_t>(k);
         ScheduleStep step;
         step.op = tiling.stage.first_op + k;
-        step.region.row_begin = rows[static_cast<size_t>(k)].begin;
-        step.region.row_end = rows[static_cast<size_t>(k)].end;
+        step.region.row_begin = rows[at].begin;
+        step.region.row_end = rows[at].end;
+        if (tiling.stage.column_tiles > 1) {  // else whole rows, the default region
+          step.region.col_begin = cols[at].begin;
+          step.region.col_end = cols[at].end;
+        }
         // The band this tile reads from (the previous op's) and the one it writes.
-        if (k > 0) step.bands.push_back({tiling.outputs[static_cast<size_t>(k - 1)], rows[static_cast<size_t>(k - 1)].begin});
-        if (k + 1 < n) step.bands.push_back({tiling.outputs[static_cast<size_t>(k)], rows[static_cast<size_t>(k)].begin});
+        if (k > 0) step.bands.push_back({tiling.outputs[at - 1], rows[at - 1].begin, cols[at - 1].begin});
+        if (k + 1 < n) step.bands.push_back({tiling.outputs[at], rows[at].begin, cols[at].begin});
         schedule.steps.push_back(std::move(step));
       }
     }

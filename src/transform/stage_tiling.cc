@@ -60,7 +60,7 @@ bool tiles_along_height(const Graph& graph, int32_t op) {
   const Subgraph& sg = graph.main();
   if (op < 0 || op >= static_cast<int32_t>(sg.ops.size())) return false;
   return splits_along_height(static_cast<OpKind>(sg.ops[static_cast<size_t>(op)].builtin_code)) &&
-         row_window(sg, op).has_value();
+         row_window(sg, op).has_value() && column_window(sg, op).has_value();
 }
 
 StageTiling tile_stage(const Graph& graph, const SplitStage& stage) {
@@ -72,56 +72,90 @@ StageTiling tile_stage(const Graph& graph, const SplitStage& stage) {
   if (graph.subgraphs.size() != 1) fail(fmt::format("the model has {} subgraphs; dmo splits models of one", graph.subgraphs.size()));
   if (stage.first_op < 0 || stage.last_op >= op_count) fail(fmt::format("subgraph 0 has ops 0-{}", op_count - 1));
   if (stage.first_op > stage.last_op) fail("the first op comes after the last");
-  if (stage.tiles < 1) fail("a stage needs at least one tile");
+  if (stage.tiles < 1 || stage.column_tiles < 1) fail("a stage needs at least one tile");
   StageTiling tiling;
   tiling.stage = stage;
-  std::vector<RowWindow> windows;
+  std::vector<AxisWindow> row_windows, col_windows;
   for (int32_t op = stage.first_op; op <= stage.last_op; ++op) {
     const Op& o = sg.ops[static_cast<size_t>(op)];
     std::string why;
-    std::optional<RowWindow> window = row_window(sg, op, &why);
-    if (!window) throw Error(fmt::format("{}: split: op {} ({}) cannot be split along its height: {}", graph.source, op, o.name(), why));
+    std::optional<AxisWindow> rows = row_window(sg, op, &why);
+    std::optional<AxisWindow> cols = rows ? column_window(sg, op, &why) : std::nullopt;
+    if (!rows || !cols) {
+      throw Error(fmt::format("{}: split: op {} ({}) cannot be split along its height: {}", graph.source, op, o.name(), why));
+    }
     if (!splits_along_height(static_cast<OpKind>(o.builtin_code))) {
       throw Error(fmt::format("{}: split: op {} ({}) cannot be split along its height: its kernel computes its whole "
                               "output at once",
                               graph.source, op, o.name()));
     }
     if (op < stage.last_op) require_chain_link(graph, op);
-    windows.push_back(*window);
+    row_windows.push_back(*rows);
+    col_windows.push_back(*cols);
     tiling.outputs.push_back(o.outputs[0]);
   }
-  const int32_t height = windows.back().output_height;
+  const int32_t height = row_windows.back().output_extent, width = col_windows.back().output_extent;
+  const Op& last = sg.ops[static_cast<size_t>(stage.last_op)];
   if (stage.tiles > height) {
     throw Error(fmt::format("{}: split: op {} ({}): {} tiles for an output of {} rows", graph.source, stage.last_op,
-                            sg.ops[static_cast<size_t>(stage.last_op)].name(), stage.tiles, height));
+                            last.name(), stage.tiles, height));
+  }
+  if (stage.column_tiles > width) {
+    throw Error(fmt::format("{}: split: op {} ({}): {} column tiles for an output of {} columns", graph.source,
+                            stage.last_op, last.name(), stage.column_tiles, width));
   }
   const int32_t n = tiling.op_count();
-  tiling.band_rows.assign(static_cast<size_t>(n), 0);
-  for (int32_t tile = 0; tile < stage.tiles; ++tile) {
-    // Even tiles: the first height % tiles of them one row longer.
-    const int32_t base = height / stage.tiles, extra = height % stage.tiles;
-    const int32_t begin = tile * base + std::min(tile, extra);
-    std::vector<IndexRange> rows(static_cast<size_t>(n));
-    rows.back() = {begin, begin + base + (tile < extra ? 1 : 0)};
+  // Each op's rows (or columns) for one tile of the last output's `part`:
+  // backwards through the windows; empty ranges are refused (padding only).
+  auto ranges = [&](const std::vector<AxisWindow>& windows, IndexRange part, int32_t tile, const char* what) {
+    std::vector<IndexRange> per_op(static_cast<size_t>(n));
+    per_op.back() = part;
     for (int32_t k = n - 1; k > 0; --k) {
-      rows[static_cast<size_t>(k - 1)] = input_rows(windows[static_cast<size_t>(k)], rows[static_cast<size_t>(k)]);
-      if (rows[static_cast<size_t>(k - 1)].size() == 0) {
-        fail(fmt::format("tile {} of op {} reads only padding rows", tile, stage.first_op + k));
+      per_op[static_cast<size_t>(k - 1)] = input_range(windows[static_cast<size_t>(k)], per_op[static_cast<size_t>(k)]);
+      if (per_op[static_cast<size_t>(k - 1)].size() == 0) {
+        fail(fmt::format("tile {} of op {} reads only padding {}", tile, stage.first_op + k, what));
       }
     }
-    for (int32_t k = 0; k < n; ++k) {
-      int32_t& band = tiling.band_rows[static_cast<size_t>(k)];
-      band = std::max(band, rows[static_cast<size_t>(k)].size());
+    return per_op;
+  };
+  // Even parts: the first extent % count of them one longer.
+  auto part = [](int32_t extent, int32_t count, int32_t i) {
+    const int32_t base = extent / count, extra = extent % count;
+    const int32_t begin = i * base + std::min(i, extra);
+    return IndexRange{begin, begin + base + (i < extra ? 1 : 0)};
+  };
+  tiling.band_rows.assign(static_cast<size_t>(n), 0);
+  tiling.band_cols.assign(static_cast<size_t>(n), 0);
+  for (int32_t r = 0; r < stage.tiles; ++r) {
+    const std::vector<IndexRange> rows = ranges(row_windows, part(height, stage.tiles, r), r, "rows");
+    for (int32_t c = 0; c < stage.column_tiles; ++c) {
+      // Without column tiles every op computes and stores whole rows.
+      std::vector<IndexRange> cols(static_cast<size_t>(n));
+      if (stage.column_tiles > 1) {
+        cols = ranges(col_windows, part(width, stage.column_tiles, c), c, "columns");
+      } else {
+        for (int32_t k = 0; k < n; ++k) cols[static_cast<size_t>(k)] = {0, col_windows[static_cast<size_t>(k)].output_extent};
+      }
+      for (int32_t k = 0; k < n; ++k) {
+        int32_t& band_rows = tiling.band_rows[static_cast<size_t>(k)];
+        int32_t& band_cols = tiling.band_cols[static_cast<size_t>(k)];
+        band_rows = std::max(band_rows, rows[static_cast<size_t>(k)].size());
+        band_cols = std::max(band_cols, cols[static_cast<size_t>(k)].size());
+      }
+      tiling.rows.push_back(rows);
+      tiling.cols.push_back(std::move(cols));
     }
-    tiling.rows.push_back(std::move(rows));
   }
   tiling.band_rows.back() = 0;  // the last output is stored whole
+  tiling.band_cols.back() = 0;
   return tiling;
 }
 
 SplitStage parse_split_spec(const std::string& spec) {
   auto fail = [&] {
-    throw Error(fmt::format("--split '{}': expected FIRST-LAST:TILES (op indices and a tile count, e.g. 1-2:4)", spec));
+    throw Error(fmt::format("--split '{}': expected FIRST-LAST:TILES (op indices and a tile count, e.g. 1-2:4) or "
+                            "FIRST-LAST:TILESxCOLUMNS (e.g. 1-2:4x2)",
+                            spec));
   };
   const size_t dash = spec.find('-'), colon = spec.find(':');
   if (dash == std::string::npos || colon == std::string::npos || dash > colon) fail();
@@ -136,11 +170,19 @@ SplitStage parse_split_spec(const std::string& spec) {
   SplitStage stage;
   stage.first_op = number(0, dash);
   stage.last_op = number(dash + 1, colon);
-  stage.tiles = number(colon + 1, spec.size());
-  if (stage.tiles < 1) {
+  const size_t times = spec.find('x', colon);
+  stage.tiles = number(colon + 1, times == std::string::npos ? spec.size() : times);
+  if (times != std::string::npos) stage.column_tiles = number(times + 1, spec.size());
+  if (stage.tiles < 1 || stage.column_tiles < 1) {
     throw Error(fmt::format("--split '{}': a stage needs at least one tile", spec));
   }
   return stage;
+}
+
+std::string split_spec(const SplitStage& stage) {
+  std::string spec = fmt::format("{}-{}:{}", stage.first_op, stage.last_op, stage.tiles);
+  if (stage.column_tiles > 1) spec += fmt::format("x{}", stage.column_tiles);
+  return spec;
 }
 
 }  // namespace dmo

@@ -7,9 +7,10 @@ namespace dmo::cli {
 void add_split_options(CLI::App* command, SplitArguments& arguments) {
   command->add_option("--split", arguments.values,
                       "run ops FIRST to LAST (a chain, each output read only by the next op) tile by tile: TILES "
-                      "bands of the last output's rows, each intermediate held as its largest band, halo rows "
-                      "computed again (FIRST-LAST:TILES, e.g. 1-2:4; repeatable; dmo's reference kernels); 'auto': "
-                      "the stages that make dmo's arena smallest within --max-recompute; 'none' (default)")
+                      "bands of the last output's rows, each cut into COLUMNS patches if given, each intermediate "
+                      "held as its largest band, halo rows and columns computed again (FIRST-LAST:TILES or "
+                      "FIRST-LAST:TILESxCOLUMNS, e.g. 1-2:4 or 1-2:4x2; repeatable; dmo's reference kernels); "
+                      "'auto': the stages that make dmo's arena smallest within --max-recompute; 'none' (default)")
       ->allow_extra_args(false);
   arguments.max_recompute_option =
       command->add_option("--max-recompute", arguments.max_recompute,

@@ -1,5 +1,5 @@
 // The --split and --max-recompute options of `dmo plan`, `dmo verify` and
-// `dmo run`: split stages given as FIRST-LAST:TILES (repeatable,
+// `dmo run`: split stages given as FIRST-LAST:TILES[xCOLUMNS] (repeatable,
 // transform/stage_tiling.h), `auto` (searched, pipeline/split_search.h) or
 // `none`.
 #pragma once

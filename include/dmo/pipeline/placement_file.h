@@ -7,7 +7,8 @@
 // Every tensor TFLM plans needs an offset inside the arena. A stage is
 // written as `dmo plan --json` writes it: {"ops": [FIRST, LAST], "axis":
 // "height", "tiles": N, "extra_macs": M} (axis and extra_macs optional;
-// extra_macs is recomputed).
+// extra_macs is recomputed), or for patches {..., "axis": "height and
+// width", "tiles": N, "column_tiles": C}.
 #pragma once
 
 #include <string>

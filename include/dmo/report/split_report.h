@@ -10,11 +10,12 @@
 
 namespace dmo {
 
-// "FIRST-LAST:TILES ..." as --split takes them; "none" for no stages.
+// "FIRST-LAST:TILES[xCOLUMNS] ..." as --split takes them; "none" for no stages.
 std::string split_stages_text(const std::vector<SplitStage>& stages);
 
-// [{"ops": [FIRST, LAST], "axis": "height", "tiles": N}, ...]: the form
-// a plan file's "split" takes (pipeline/placement_file.h).
+// [{"ops": [FIRST, LAST], "axis": "height", "tiles": N}, ...] (patches:
+// "axis": "height and width" and "column_tiles": C): the form a plan
+// file's "split" takes (pipeline/placement_file.h).
 nlohmann::json split_stages_json(const std::vector<SplitStage>& stages);
 
 // One line: the budget, the stages found, the arena with and without them.

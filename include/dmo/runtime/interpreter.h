@@ -117,7 +117,7 @@ class Interpreter {
   TensorPlacement placement_;
   Schedule schedule_;
   std::vector<int32_t> view_index_;          // per tensor: index into schedule_.views, -1 for none
-  std::vector<int32_t> band_rows_;           // per tensor: rows of its band buffer, 0 when stored whole
+  std::vector<BandBuffer> bands_;            // per tensor: its band buffer, 0 rows when stored whole
   std::vector<std::vector<int64_t>> band_strides_;  // per band tensor of several batches: its band's strides
   std::vector<int32_t> last_step_of_op_;     // per op: the last step that runs it (-1: none)
   // The last step of the op, or of the split stage it runs in: the steps

@@ -8,8 +8,9 @@
 // inside another one (a producer writing straight into its slice of a
 // concatenation): element i of the tensor's dense row-major order lives at
 // element `offset + sum(coords(i)[d] * strides[d])` of its base tensor.
-// A band buffer stores only some rows of an intermediate of a split stage
-// (schedule/split_stage.h): each step names the first row its band holds.
+// A band buffer stores only some rows (and columns) of an intermediate of a
+// split stage (schedule/split_stage.h): each step names the first row and
+// column its band holds.
 #pragma once
 
 #include <cstdint>
@@ -23,11 +24,13 @@
 
 namespace dmo {
 
-// Where the band of a band-buffered tensor starts during one step: row y of
-// the tensor is stored at row y - first_row of its band buffer.
+// Where the band of a band-buffered tensor starts during one step: element
+// (y, x) of the tensor is stored at row y - first_row, column x - first_col
+// of its band buffer.
 struct BandPosition {
   int32_t tensor = 0;
   int32_t first_row = 0;
+  int32_t first_col = 0;
 };
 
 struct ScheduleStep {
@@ -38,11 +41,12 @@ struct ScheduleStep {
   std::vector<BandPosition> bands = {};  // one per band-buffered tensor the op reads or writes
 };
 
-// An NHWC tensor stored as `rows` rows (per batch) instead of all of them:
-// only a band of it is in memory at a time.
+// An NHWC tensor stored as `rows` rows of `cols` columns (per batch)
+// instead of all of them: only a band of it is in memory at a time.
 struct BandBuffer {
   int32_t tensor = 0;
   int32_t rows = 0;
+  int32_t cols = 0;
 };
 
 struct TensorView {
@@ -66,8 +70,11 @@ struct Schedule {
 // The band buffer of `tensor`, nullptr when it is stored whole.
 const BandBuffer* band_buffer_of(const Schedule& schedule, int32_t tensor);
 
-// Bytes of a band of `rows` rows of an NHWC tensor.
-int64_t band_bytes(const Tensor& tensor, int32_t rows);
+// Bytes of a band of `rows` rows of `cols` columns of an NHWC tensor.
+int64_t band_bytes(const Tensor& tensor, int32_t rows, int32_t cols);
+
+// Bytes of a tensor's band buffer.
+int64_t band_bytes(const Tensor& tensor, const BandBuffer& band);
 
 // The split stage `op` runs in, nullptr for none.
 const SplitStage* split_stage_of(const Schedule& schedule, int32_t op);

@@ -1,7 +1,8 @@
 // The split stages an automatic search may try (pipeline/split_search.h):
 // the maximal splittable chains of subgraph 0, every sub-chain of two or
-// more of their ops, and for each the tile counts worth trying, with the
-// MACs each would compute again.
+// more of their ops, and for each the tile counts worth trying, along the
+// height alone and with a few column tiles (patches), with the MACs each
+// would compute again.
 #pragma once
 
 #include <cstdint>
@@ -31,8 +32,13 @@ struct SplitCandidate {
   int64_t extra_macs = 0;  // computed again by the tiles (transform/split_macs.h)
 };
 
+// The column tile counts tried with each tile count: patches narrow every
+// band, and their halo columns cost more recompute with each cut.
+inline constexpr int32_t kMaxColumnTiles = 4;
+
 // Every sub-chain of every maximal chain with every candidate tile count of
-// its last output, in op order.
+// its last output, alone and with 2..kMaxColumnTiles column tiles, in op
+// order.
 std::vector<SplitCandidate> split_candidates(const Graph& graph);
 
 }  // namespace dmo

@@ -1,9 +1,11 @@
 // The tiling of a split stage (schedule/split_stage.h): a chain of
 // consecutive ops of subgraph 0, each op's output 0 used only by the next
 // op, as its input 0. The last output's rows are split as evenly as
-// possible into the tiles; each op's band per tile follows backwards
-// through the receptive fields (transform/receptive_field.h), so the
-// earlier ops compute the halo rows of neighbouring tiles again.
+// possible into the tiles (and its columns into the column tiles); each
+// op's band per tile follows backwards through the receptive fields
+// (transform/receptive_field.h), so the earlier ops compute the halo rows
+// and columns of neighbouring tiles again. Tiles run band of rows after
+// band of rows, left to right within one.
 #pragma once
 
 #include <cstdint>
@@ -18,12 +20,16 @@ namespace dmo {
 
 struct StageTiling {
   SplitStage stage;
-  // [tile][op - first_op]: the output rows that op computes in that tile.
+  // [tile][op - first_op]: the output rows and columns that op computes in
+  // that tile, tiles in execution order.
   std::vector<std::vector<IndexRange>> rows;
+  std::vector<std::vector<IndexRange>> cols;
   // [op - first_op]: the op's output tensor and, for the intermediates
-  // (every op but the last), the largest band over the tiles.
+  // (every op but the last), the largest band over the tiles: its rows and
+  // its columns (the whole width without column tiles).
   std::vector<int32_t> outputs;
   std::vector<int32_t> band_rows;
+  std::vector<int32_t> band_cols;
 
   int32_t op_count() const { return stage.last_op - stage.first_op + 1; }
 };
@@ -32,7 +38,7 @@ struct StageTiling {
 // chain: ops out of range or reversed, an op's output not used by the next
 // op alone as its input 0 (a branch, a graph output, an op in between), an
 // op kind that cannot be split along the height axis, or more tiles than
-// the last output has rows.
+// the last output has rows (column tiles than it has columns).
 StageTiling tile_stage(const Graph& graph, const SplitStage& stage);
 
 // Whether op `op` of subgraph 0 passes its output 0 to op + 1 alone, as
@@ -43,9 +49,13 @@ bool links_chain(const Graph& graph, int32_t op);
 // (receptive_field.h) with a row window.
 bool tiles_along_height(const Graph& graph, int32_t op);
 
-// "FIRST-LAST:TILES" (e.g. "1-2:4") as a height split; throws dmo::Error
-// naming the spec when it is malformed. The chain itself is checked by
+// "FIRST-LAST:TILES" (e.g. "1-2:4") as a height split, or
+// "FIRST-LAST:TILESxCOLUMNS" (e.g. "1-2:4x2") as patches; throws
+// dmo::Error naming the spec when it is malformed. The chain itself is checked by
 // tile_stage.
 SplitStage parse_split_spec(const std::string& spec);
+
+// The spec parse_split_spec reads back to `stage`.
+std::string split_spec(const SplitStage& stage);
 
 }  // namespace dmo
