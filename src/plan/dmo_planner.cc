@@ -90,20 +90,52 @@ Plan plan_dmo(const MemoryProblem& problem, const DmoPlannerOptions& options) {
         movers.push_back(pos);
       }
     }
+    // The best order's placement after each of its first k buffers: a move
+    // that has placed the same buffers at the same offsets with the same
+    // walks goes on as the best order did, to the same arena.
+    std::vector<OverlapPlacer::Partial> best_prefix(static_cast<size_t>(n) + 1);
+    best_prefix[0] = placer.start();
+    for (int32_t pos = 0; pos < n; ++pos) {
+      best_prefix[static_cast<size_t>(pos) + 1] = best_prefix[static_cast<size_t>(pos)];
+      placer.add(best_prefix[static_cast<size_t>(pos) + 1], best_order[static_cast<size_t>(pos)]);
+    }
     for (int32_t from : movers) {
+      // The order with `from` moved to `to` starts as the best order does:
+      // its first `to` buffers (to < from), or its first to + 1 but `from`
+      // (to > from), grown in `skipping` as `to` passes them.
+      OverlapPlacer::Partial skipping = best_prefix[static_cast<size_t>(from)];
+      OverlapPlacer::Partial trial;
+      const int32_t moved = best_order[static_cast<size_t>(from)];
       for (int32_t to = 0; to < n && budget > 0 && !improved; ++to) {
         if (to == from) continue;
-        std::vector<int32_t> order = best_order;
-        int32_t moved = order[static_cast<size_t>(from)];
-        order.erase(order.begin() + from);
-        order.insert(order.begin() + to, moved);
-        Plan plan = placer.place(order);
+        // (Past the best arena, `skipping` need not grow: no later move can win.)
+        if (to > from && skipping.top < best.arena_size) placer.add(skipping, best_order[static_cast<size_t>(to)]);
         --budget;
-        if (plan.arena_size < best.arena_size) {
-          best = std::move(plan);
-          best_order = std::move(order);
-          improved = true;
+        const OverlapPlacer::Partial& shared = to < from ? best_prefix[static_cast<size_t>(to)] : skipping;
+        // A placement reaching the best arena cannot beat it: stop there.
+        if (shared.top >= best.arena_size) continue;
+        trial = shared;
+        placer.add(trial, moved);
+        // Once the move has placed the buffers the best order had placed by
+        // then (its first from + 1 or to + 1), it may be back on its track.
+        const auto rejoin = static_cast<size_t>(std::max(from, to) + 1);
+        bool rejoined = to > from && OverlapPlacer::same(trial, best_prefix[rejoin]);
+        for (int32_t pos = to < from ? to : to + 1; pos < n && trial.top < best.arena_size && !rejoined; ++pos) {
+          if (pos == from) {
+            rejoined = OverlapPlacer::same(trial, best_prefix[rejoin]);
+          } else {
+            placer.add(trial, best_order[static_cast<size_t>(pos)]);
+          }
         }
+        if (rejoined || trial.top >= best.arena_size) continue;
+        best = placer.finish(std::move(trial));
+        const auto begin = best_order.begin();
+        if (to < from) {
+          std::rotate(begin + to, begin + from, begin + from + 1);
+        } else {
+          std::rotate(begin + from, begin + from + 1, begin + to + 1);
+        }
+        improved = true;
       }
       if (improved || budget <= 0) break;
     }

@@ -19,24 +19,36 @@ OverlapPlacer::OverlapPlacer(const MemoryProblem& problem, int64_t alignment, bo
       pairs_of_[static_cast<size_t>(pair.input_buffer)].push_back(static_cast<int32_t>(p));
     }
   }
+  auto paired = [&](int32_t a, int32_t b) {
+    auto joins = [&](int32_t output, int32_t input) {
+      const std::vector<Allowance>& allowances = overlaps_of_[static_cast<size_t>(output)];
+      return std::any_of(allowances.begin(), allowances.end(), [&](const Allowance& x) { return x.input == input; });
+    };
+    return joins(a, b) || joins(b, a);
+  };
   conflicts_.resize(n);
   for (size_t a = 0; a < n; ++a) {
     for (size_t b = a + 1; b < n; ++b) {
       if (problem.buffers[a].size == 0 || problem.buffers[b].size == 0) continue;
       if (!problem.buffers[a].lifetime.intersects(problem.buffers[b].lifetime)) continue;
       // An alias group's members sit where the problem says, relative to each other.
-      if (groups_.same_group(static_cast<int32_t>(a), static_cast<int32_t>(b))) continue;
-      conflicts_[a].push_back(static_cast<int32_t>(b));
-      conflicts_[b].push_back(static_cast<int32_t>(a));
+      const auto ia = static_cast<int32_t>(a), ib = static_cast<int32_t>(b);
+      if (groups_.same_group(ia, ib)) continue;
+      const bool pair = paired(ia, ib);
+      conflicts_[a].push_back({ib, pair});
+      conflicts_[b].push_back({ia, pair});
     }
   }
+  // Placements ask these for every group many times over.
+  root_alignment_.resize(n);
+  lowest_root_offset_.resize(n);
+  for (size_t r = 0; r < n; ++r) {
+    const auto root = static_cast<int32_t>(r);
+    if (!groups_.is_root(root)) continue;
+    root_alignment_[r] = groups_.alignment(root, alignment_);
+    lowest_root_offset_[r] = groups_.lowest_root_offset(root);
+  }
 }
-
-struct OverlapPlacer::State {
-  Plan plan;
-  std::vector<char> placed;
-  std::vector<Walk> walks;  // per op
-};
 
 OverlapPlacer::Reach OverlapPlacer::reach(int32_t x, int32_t t, const std::vector<Walk>& walks) const {
   // X the output and T its input: an ascending walk puts X below T, a
@@ -82,19 +94,19 @@ std::vector<int32_t> OverlapPlacer::creation_order() const {
   });
 }
 
-void OverlapPlacer::forbidden_ranges(int32_t root, const State& state, StartRanges& ranges) const {
+void OverlapPlacer::forbidden_ranges(int32_t root, const Partial& partial, StartRanges& ranges) const {
   ranges.clear();
   for (int32_t m : groups_.members(root)) {
     const int64_t size = problem_.buffers[static_cast<size_t>(m)].size;
     if (size == 0) continue;
     const int64_t shift = groups_.offset_in_root(m);
-    for (int32_t t : conflicts_[static_cast<size_t>(m)]) {
-      if (!state.placed[static_cast<size_t>(t)]) continue;
-      const int64_t t_start = state.plan.offsets[static_cast<size_t>(t)];
+    for (const auto& [t, paired] : conflicts_[static_cast<size_t>(m)]) {
+      if (!partial.placed[static_cast<size_t>(t)]) continue;
+      const int64_t t_start = partial.plan.offsets[static_cast<size_t>(t)];
       const int64_t t_size = problem_.buffers[static_cast<size_t>(t)].size;
       // Without overlap M must end by T's start or start at T's end; an
       // overlap pair lets it reach into T from below or above.
-      const Reach r = reach(m, t, state.walks);
+      const Reach r = paired ? reach(m, t, partial.walks) : Reach{};
       ranges.emplace_back(t_start - size + r.below - shift, t_start + t_size - r.above - shift);
     }
   }
@@ -123,24 +135,24 @@ Need need_of(const MemoryProblem& problem, const OverlapPair& pair, const Plan& 
 
 }  // namespace
 
-bool OverlapPlacer::put(int32_t root, int64_t offset, State& state, int32_t& mixed_op) const {
+bool OverlapPlacer::put(int32_t root, int64_t offset, Partial& partial, int32_t& mixed_op) const {
   for (int32_t m : groups_.members(root)) {
-    state.plan.offsets[static_cast<size_t>(m)] = offset + groups_.offset_in_root(m);
-    state.placed[static_cast<size_t>(m)] = 1;
+    partial.plan.offsets[static_cast<size_t>(m)] = offset + groups_.offset_in_root(m);
+    partial.placed[static_cast<size_t>(m)] = 1;
   }
   std::vector<std::pair<int32_t, Walk>> decided;  // this group's new walks
   auto walk_of = [&](int32_t op) {
     for (const auto& [o, w] : decided) {
       if (o == op) return w;
     }
-    return state.walks[static_cast<size_t>(op)];
+    return partial.walks[static_cast<size_t>(op)];
   };
   for (int32_t m : groups_.members(root)) {
     for (int32_t p : pairs_of_[static_cast<size_t>(m)]) {
       const OverlapPair& pair = problem_.overlaps[static_cast<size_t>(p)];
       const int32_t other = pair.output_buffer == m ? pair.input_buffer : pair.output_buffer;
-      if (!state.placed[static_cast<size_t>(other)]) continue;
-      const Need need = need_of(problem_, pair, state.plan);
+      if (!partial.placed[static_cast<size_t>(other)]) continue;
+      const Need need = need_of(problem_, pair, partial.plan);
       if (need == Need::kNone || need == Need::kEither) continue;
       const Walk walk = need == Need::kAscending ? Walk::kAscending : Walk::kDescending;
       const Walk current = walk_of(pair.op);
@@ -152,56 +164,71 @@ bool OverlapPlacer::put(int32_t root, int64_t offset, State& state, int32_t& mix
       decided.emplace_back(pair.op, walk);
     }
   }
-  for (const auto& [op, walk] : decided) state.walks[static_cast<size_t>(op)] = walk;
+  for (const auto& [op, walk] : decided) partial.walks[static_cast<size_t>(op)] = walk;
   return true;
 }
 
-void OverlapPlacer::unput(int32_t root, State& state) const {
-  for (int32_t m : groups_.members(root)) state.placed[static_cast<size_t>(m)] = 0;
+void OverlapPlacer::unput(int32_t root, Partial& partial) const {
+  for (int32_t m : groups_.members(root)) partial.placed[static_cast<size_t>(m)] = 0;
 }
 
-template <typename Choose>
-std::optional<Plan> OverlapPlacer::place_with(const std::vector<int32_t>& order, std::optional<int64_t> arena,
-                                              Choose choose) const {
+void OverlapPlacer::raise_top(int32_t root, Partial& partial) const {
+  for (int32_t m : groups_.members(root)) {
+    partial.top = std::max(partial.top, partial.plan.offsets[static_cast<size_t>(m)] + counted_size(static_cast<size_t>(m)));
+  }
+}
+
+OverlapPlacer::Partial OverlapPlacer::start() const {
   const size_t n = problem_.buffers.size();
-  State state;
-  state.plan.offsets.assign(n, 0);
-  state.placed.assign(n, 0);
+  Partial partial;
+  partial.plan.offsets.assign(n, 0);
+  partial.placed.assign(n, 0);
   int32_t op_count = problem_.op_count;
   for (const OverlapPair& pair : problem_.overlaps) op_count = std::max(op_count, pair.op + 1);
-  state.walks.assign(static_cast<size_t>(std::max(op_count, 0)), Walk::kUndecided);
+  partial.walks.assign(static_cast<size_t>(std::max(op_count, 0)), Walk::kUndecided);
   int32_t mixed_op = -1;
-  // Fixed groups first, exactly where the problem puts them.
   for (size_t r = 0; r < n; ++r) {
     const auto root = static_cast<int32_t>(r);
     if (!groups_.is_root(root) || !groups_.fixed_root_offset(root)) continue;
-    const int64_t offset = *groups_.fixed_root_offset(root);
-    if (arena && offset + counted_extent_above_root(root) > *arena) return std::nullopt;
-    put(root, offset, state, mixed_op);  // a mixed walk here is the problem's own
+    put(root, *groups_.fixed_root_offset(root), partial, mixed_op);  // a mixed walk here is the problem's own
+    raise_top(root, partial);
   }
-  StartRanges forbidden;
-  for (int32_t x : order) {
-    const int32_t root = groups_.root(x);
-    if (state.placed[static_cast<size_t>(root)]) continue;
-    while (true) {
-      forbidden_ranges(root, state, forbidden);
-      std::optional<int64_t> offset = choose(root, forbidden);
-      if (!offset) return std::nullopt;
-      if (put(root, *offset, state, mixed_op)) break;
-      // The group would need one op to walk both ways: settle that op on
-      // ascending (always allowed, only less overlap) and place it again.
-      if (state.walks[static_cast<size_t>(mixed_op)] != Walk::kUndecided) break;
-      state.walks[static_cast<size_t>(mixed_op)] = Walk::kAscending;
-      unput(root, state);
-    }
-  }
-  finish(state.plan);
-  return std::move(state.plan);
+  return partial;
 }
 
-void OverlapPlacer::finish(Plan& plan) const {
+template <typename Choose>
+bool OverlapPlacer::add_with(Partial& partial, int32_t buffer, Choose choose) const {
+  const int32_t root = groups_.root(buffer);
+  if (partial.placed[static_cast<size_t>(root)]) return true;
+  thread_local StartRanges forbidden;  // kept: every group of every placement needs one
+  int32_t mixed_op = -1;
+  while (true) {
+    forbidden_ranges(root, partial, forbidden);
+    std::optional<int64_t> offset = choose(root, forbidden);
+    if (!offset) return false;
+    if (put(root, *offset, partial, mixed_op)) break;
+    // The group would need one op to walk both ways: settle that op on
+    // ascending (always allowed, only less overlap) and place it again.
+    if (partial.walks[static_cast<size_t>(mixed_op)] != Walk::kUndecided) break;
+    partial.walks[static_cast<size_t>(mixed_op)] = Walk::kAscending;
+    unput(root, partial);
+  }
+  raise_top(root, partial);
+  return true;
+}
+
+void OverlapPlacer::add(Partial& partial, int32_t buffer) const {
+  add_with(partial, buffer, [&](int32_t root, StartRanges& forbidden) -> std::optional<int64_t> {
+    return lowest_free_start(forbidden, root_alignment_[static_cast<size_t>(root)],
+                             lowest_root_offset_[static_cast<size_t>(root)]);
+  });
+}
+
+Plan OverlapPlacer::finish(Partial&& partial) const {
+  Plan plan = std::move(partial.plan);
   plan.arena_size = rounded_arena_bytes(problem_, plan, end_rounding_);
   plan.descending_ops = descending_ops(problem_, plan);
+  return plan;
 }
 
 int64_t OverlapPlacer::counted_extent_above_root(int32_t root) const {
@@ -213,16 +240,22 @@ int64_t OverlapPlacer::counted_extent_above_root(int32_t root) const {
 }
 
 Plan OverlapPlacer::place(const std::vector<int32_t>& order) const {
-  return *place_with(order, std::nullopt, [&](int32_t root, StartRanges& forbidden) -> std::optional<int64_t> {
-    return lowest_free_start(forbidden, groups_.alignment(root, alignment_), groups_.lowest_root_offset(root));
-  });
+  Partial partial = start();
+  for (int32_t x : order) add(partial, x);
+  return finish(std::move(partial));
 }
 
 std::optional<Plan> OverlapPlacer::place_highest(const std::vector<int32_t>& order, int64_t arena) const {
-  return place_with(order, arena, [&](int32_t root, StartRanges& forbidden) {
-    return highest_free_start(forbidden, groups_.alignment(root, alignment_), groups_.lowest_root_offset(root),
-                              arena - counted_extent_above_root(root));
-  });
+  Partial partial = start();
+  if (partial.top > arena) return std::nullopt;  // a fixed group ends above it
+  for (int32_t x : order) {
+    const bool placed = add_with(partial, x, [&](int32_t root, StartRanges& forbidden) {
+      return highest_free_start(forbidden, root_alignment_[static_cast<size_t>(root)],
+                                lowest_root_offset_[static_cast<size_t>(root)], arena - counted_extent_above_root(root));
+    });
+    if (!placed) return std::nullopt;
+  }
+  return finish(std::move(partial));
 }
 
 std::vector<int32_t> descending_ops(const MemoryProblem& problem, const Plan& plan) {

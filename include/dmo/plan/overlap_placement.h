@@ -33,6 +33,29 @@ class OverlapPlacer {
   // Places the buffers in `order` (a permutation of buffer indices).
   Plan place(const std::vector<int32_t>& order) const;
 
+  enum class Walk : char { kUndecided, kAscending, kDescending };
+  // A placement under way: the groups placed so far and the walks they
+  // need. place() is start(), add() in order, then finish(); a copy lets
+  // orders sharing a prefix place it once.
+  struct Partial {
+    Plan plan;
+    std::vector<char> placed;
+    std::vector<Walk> walks;  // per op
+    int64_t top = 0;          // the highest counted end placed: the arena is at least this
+  };
+  // The fixed groups, exactly where the problem puts them.
+  Partial start() const;
+  // Buffer's group at the lowest offset free for it (nothing when placed).
+  void add(Partial& partial, int32_t buffer) const;
+  // Whether two placements have placed the same buffers at the same
+  // offsets and settled the same walks: placing the same buffers after
+  // each leads to the same plan.
+  static bool same(const Partial& a, const Partial& b) {
+    return a.placed == b.placed && a.plan.offsets == b.plan.offsets && a.walks == b.walks;
+  }
+  // The plan once every buffer is placed.
+  Plan finish(Partial&& partial) const;
+
   // Places the buffers in `order` at the HIGHEST aligned offset that keeps
   // each (its counted end) inside [0, arena): with the creation order this lets a chain of
   // diagonal overlaps step down through the arena and jump back up wherever
@@ -53,28 +76,31 @@ class OverlapPlacer {
     int32_t op;
     int64_t ascending, descending;  // the pair's safe overlaps
   };
-  enum class Walk : char { kUndecided, kAscending, kDescending };
   // How far a buffer may reach into another from below and from above.
   struct Reach {
     int64_t below = 0, above = 0;
   };
-  struct State;
+  // A buffer whose lifetime intersects another's, of another group.
+  struct Conflict {
+    int32_t buffer;
+    bool paired;  // an overlap pair joins the two: reach() may allow more
+  };
   // Buffer indices stably sorted by their lifetimes.
   std::vector<int32_t> by_lifetime(bool (*before)(const Lifetime&, const Lifetime&)) const;
   // What the overlap pairs between x and t allow, given the ops' walks.
   Reach reach(int32_t x, int32_t t, const std::vector<Walk>& walks) const;
   // Forbidden open ranges for the offset of alias group `root`.
-  void forbidden_ranges(int32_t root, const State& state, StartRanges& ranges) const;
+  void forbidden_ranges(int32_t root, const Partial& partial, StartRanges& ranges) const;
   // Puts group `root` at `offset`; records the walks its touching pairs
   // need. False (nothing recorded) when an undecided op would need both;
   // that op is then `mixed_op`.
-  bool put(int32_t root, int64_t offset, State& state, int32_t& mixed_op) const;
-  void unput(int32_t root, State& state) const;
-  // Fixed groups, then the others in `order`, each at `choose(root, ranges)`.
+  bool put(int32_t root, int64_t offset, Partial& partial, int32_t& mixed_op) const;
+  void unput(int32_t root, Partial& partial) const;
+  // Raises partial.top to the placed group's counted ends.
+  void raise_top(int32_t root, Partial& partial) const;
+  // Buffer's group at `choose(root, ranges)`; false when that finds no place.
   template <typename Choose>
-  std::optional<Plan> place_with(const std::vector<int32_t>& order, std::optional<int64_t> arena, Choose choose) const;
-  // Arena size and the ops that must walk descending.
-  void finish(Plan& plan) const;
+  bool add_with(Partial& partial, int32_t buffer, Choose choose) const;
   // Buffer b's size as the arena's size counts it.
   int64_t counted_size(size_t b) const { return align_up(problem_.buffers[b].size, end_rounding_); }
   // Bytes from a group root's offset to the highest counted end of its members.
@@ -86,7 +112,9 @@ class OverlapPlacer {
   AliasGroups groups_;
   std::vector<std::vector<Allowance>> overlaps_of_;  // per output buffer
   std::vector<std::vector<int32_t>> pairs_of_;       // overlap pair indices per buffer (either side)
-  std::vector<std::vector<int32_t>> conflicts_;      // buffers with intersecting lifetimes, other groups
+  std::vector<std::vector<Conflict>> conflicts_;     // per buffer
+  std::vector<int64_t> root_alignment_;              // per group root: groups_.alignment
+  std::vector<int64_t> lowest_root_offset_;          // per group root
 };
 
 // The ops with an overlap pair the plan uses from above (output above its
