@@ -74,21 +74,45 @@ std::vector<int64_t> live_bytes_per_op(const MemoryProblem& problem) {
 }
 
 std::vector<int64_t> overlap_saving_per_op(const MemoryProblem& problem) {
-  std::vector<int64_t> saving(static_cast<size_t>(std::max(problem.op_count, 0)), 0);
-  for (int32_t op = 0; op < problem.op_count; ++op) {
+  const auto op_count = static_cast<size_t>(std::max(problem.op_count, 0));
+  std::vector<int64_t> saving(op_count, 0);
+  // The pairs live at each op: a pair lives where both its buffers do, one
+  // interval, so the ops without a pair cost nothing (long split schedules).
+  std::vector<std::vector<int32_t>> live_pairs(op_count);
+  for (size_t p = 0; p < problem.overlaps.size(); ++p) {
+    const OverlapPair& pair = problem.overlaps[p];
+    const Lifetime& out = problem.buffers[static_cast<size_t>(pair.output_buffer)].lifetime;
+    const Lifetime& in = problem.buffers[static_cast<size_t>(pair.input_buffer)].lifetime;
+    const int32_t first = std::max({out.first, in.first, 0});
+    const int32_t last = std::min({out.last, in.last, problem.op_count - 1});
+    for (int32_t op = first; op <= last; ++op) live_pairs[static_cast<size_t>(op)].push_back(static_cast<int32_t>(p));
+  }
+  // Per buffer the largest safe overlap of its pairs live at one op.
+  auto raise = [](std::vector<std::pair<int32_t, int64_t>>& largest, int32_t buffer, int64_t overlap) {
+    for (auto& [b, value] : largest) {
+      if (b == buffer) {
+        value = std::max(value, overlap);
+        return;
+      }
+    }
+    largest.emplace_back(buffer, overlap);
+  };
+  std::vector<std::pair<int32_t, int64_t>> by_output, by_input;
+  for (size_t op = 0; op < op_count; ++op) {
+    if (live_pairs[op].empty()) continue;
     // The largest safe overlap of each output's and each input's live pairs.
-    std::map<int32_t, int64_t> by_output, by_input;
-    for (const OverlapPair& pair : problem.overlaps) {
-      if (!problem.buffers[static_cast<size_t>(pair.output_buffer)].lifetime.covers(op)) continue;
-      if (!problem.buffers[static_cast<size_t>(pair.input_buffer)].lifetime.covers(op)) continue;
+    by_output.clear();
+    by_input.clear();
+    for (int32_t p : live_pairs[op]) {
+      const OverlapPair& pair = problem.overlaps[static_cast<size_t>(p)];
       const int64_t overlap = std::max(pair.safe_overlap, pair.safe_overlap_descending);
-      by_output[pair.output_buffer] = std::max(by_output[pair.output_buffer], overlap);
-      by_input[pair.input_buffer] = std::max(by_input[pair.input_buffer], overlap);
+      raise(by_output, pair.output_buffer, overlap);
+      raise(by_input, pair.input_buffer, overlap);
     }
     int64_t outputs = 0, inputs = 0;
     for (const auto& [buffer, overlap] : by_output) outputs += overlap;
     for (const auto& [buffer, overlap] : by_input) inputs += overlap;
-    saving[static_cast<size_t>(op)] = std::min(outputs, inputs);
+    saving[op] = std::min(outputs, inputs);
   }
   return saving;
 }

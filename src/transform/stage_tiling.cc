@@ -126,16 +126,21 @@ StageTiling tile_stage(const Graph& graph, const SplitStage& stage) {
   };
   tiling.band_rows.assign(static_cast<size_t>(n), 0);
   tiling.band_cols.assign(static_cast<size_t>(n), 0);
+  // Each column tile's columns, the same in every band of rows. Without
+  // column tiles every op computes and stores whole rows.
+  std::vector<std::vector<IndexRange>> column_ranges;
+  for (int32_t c = 0; c < stage.column_tiles; ++c) {
+    if (stage.column_tiles > 1) {
+      column_ranges.push_back(ranges(col_windows, part(width, stage.column_tiles, c), c, "columns"));
+      continue;
+    }
+    std::vector<IndexRange> whole(static_cast<size_t>(n));
+    for (int32_t k = 0; k < n; ++k) whole[static_cast<size_t>(k)] = {0, col_windows[static_cast<size_t>(k)].output_extent};
+    column_ranges.push_back(std::move(whole));
+  }
   for (int32_t r = 0; r < stage.tiles; ++r) {
     const std::vector<IndexRange> rows = ranges(row_windows, part(height, stage.tiles, r), r, "rows");
-    for (int32_t c = 0; c < stage.column_tiles; ++c) {
-      // Without column tiles every op computes and stores whole rows.
-      std::vector<IndexRange> cols(static_cast<size_t>(n));
-      if (stage.column_tiles > 1) {
-        cols = ranges(col_windows, part(width, stage.column_tiles, c), c, "columns");
-      } else {
-        for (int32_t k = 0; k < n; ++k) cols[static_cast<size_t>(k)] = {0, col_windows[static_cast<size_t>(k)].output_extent};
-      }
+    for (const std::vector<IndexRange>& cols : column_ranges) {
       for (int32_t k = 0; k < n; ++k) {
         int32_t& band_rows = tiling.band_rows[static_cast<size_t>(k)];
         int32_t& band_cols = tiling.band_cols[static_cast<size_t>(k)];
@@ -143,7 +148,7 @@ StageTiling tile_stage(const Graph& graph, const SplitStage& stage) {
         band_cols = std::max(band_cols, cols[static_cast<size_t>(k)].size());
       }
       tiling.rows.push_back(rows);
-      tiling.cols.push_back(std::move(cols));
+      tiling.cols.push_back(cols);
     }
   }
   tiling.band_rows.back() = 0;  // the last output is stored whole
