@@ -73,6 +73,13 @@ class AddressMemory {
     }
     return T{};
   }
+  // Loads of elements first .. first + count - 1 with no store between
+  // them: the fold keeps only the lowest byte read under the highest
+  // written so far, so the run's lowest byte stands for all of it.
+  template <typename T>
+  void load_run(const TensorRef& t, int64_t first, int64_t count) {
+    if (count > 0) load<T>(t, mirrored_ ? first + count - 1 : first);
+  }
   template <typename T>
   void store(const TensorRef& t, int64_t i, T) {
     if (t.index != output_ || !t.is_output) return;

@@ -13,6 +13,7 @@
 // depth) is supported as TFLite does.
 #include <fmt/format.h>
 
+#include <type_traits>
 #include <variant>
 
 #include "conv_arithmetic.h"
@@ -122,10 +123,17 @@ void conv_loops(const ConvGeometry& g, const Arithmetic& arithmetic, const Kerne
                   int64_t{group} * g.filter_depth;
               const int64_t filter_base =
                   ((int64_t{out_channel} * g.filter_height + filter_y) * g.filter_width + filter_x) * g.filter_depth;
-              for (int32_t in_channel = 0; in_channel < g.filter_depth; ++in_channel) {
-                const Input in = mem.template load<Input>(input, input_base + in_channel);
-                const Filter weight = mem.template load<Filter>(filter, filter_base + in_channel);
-                acc = arithmetic.multiply_add(acc, in, weight);
+              if constexpr (std::is_same_v<Memory, AddressMemory>) {
+                // Only the order of addresses counts, and a tap's channel
+                // loop reads two runs before the next store.
+                mem.template load_run<Input>(input, input_base, g.filter_depth);
+                mem.template load_run<Filter>(filter, filter_base, g.filter_depth);
+              } else {
+                for (int32_t in_channel = 0; in_channel < g.filter_depth; ++in_channel) {
+                  const Input in = mem.template load<Input>(input, input_base + in_channel);
+                  const Filter weight = mem.template load<Filter>(filter, filter_base + in_channel);
+                  acc = arithmetic.multiply_add(acc, in, weight);
+                }
               }
             }
           }
