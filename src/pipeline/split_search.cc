@@ -12,6 +12,7 @@
 
 #include "dmo/error.h"
 #include "dmo/pipeline/plan_pipeline.h"
+#include "dmo/pipeline/scheduled_problem.h"
 #include "dmo/plan/bounds.h"
 #include "dmo/plan/dmo_plan_choice.h"
 #include "dmo/plan/tflm_greedy_planner.h"
@@ -94,6 +95,26 @@ std::set<int32_t> peak_ops(const Schedule& schedule, const MemoryProblem& proble
   return ops;
 }
 
+// The largest of `per_op` (the unsplit problem's live bytes less the
+// overlaps' saving, per op) at the ops outside every stage of `set`. Those
+// ops run as one step each, in the same order, so the same tensors are
+// live at them; the set's pairs live there are the unsplit problem's (a
+// stage's own pair joins an input dying in it to an output made in it).
+// So this is at most the set's own bound, and needs no problem built.
+int64_t bound_outside_stages(const std::vector<int64_t>& per_op, const StageSet& set) {
+  int64_t bound = 0;
+  size_t op = 0;
+  auto up_to = [&](size_t end) {
+    for (; op < end && op < per_op.size(); ++op) bound = std::max(bound, per_op[op]);
+  };
+  for (const SplitCandidate& c : set.stages) {
+    up_to(static_cast<size_t>(c.stage.first_op));
+    op = std::max(op, static_cast<size_t>(c.stage.last_op) + 1);
+  }
+  up_to(per_op.size());
+  return bound;
+}
+
 bool has_fixed_offsets(const MemoryProblem& problem) {
   return std::any_of(problem.buffers.begin(), problem.buffers.end(),
                      [](const BufferRequest& b) { return b.fixed_offset.has_value(); });
@@ -134,6 +155,14 @@ SplitSearchResult search_split_stages(const Graph& graph, const PlanOptions& opt
   MemoryProblem current_problem = planned_problem(graph, unsplit, current_schedule, overlaps);
   Plan current_dmo = choose_dmo_plan(current_problem, options.alignment).dmo;
   result.unsplit_bytes = current_dmo.arena_size;
+  // Per op of the unsplit problem, for bound_outside_stages: with fixed
+  // offsets no bound is known, and a whole model's times are not its ops.
+  std::vector<int64_t> unsplit_per_op;
+  if (!has_fixed_offsets(current_problem) && !plans_whole_model(graph)) {
+    unsplit_per_op = live_bytes_per_op(current_problem);
+    const std::vector<int64_t> saving = overlap_saving_per_op(current_problem);
+    for (size_t op = 0; op < unsplit_per_op.size(); ++op) unsplit_per_op[op] -= saving[op];
+  }
   const int64_t macs = model_macs(graph);
   auto within_budget = [&](int64_t extra) {
     return static_cast<double>(extra) <= max_recompute_percent / 100.0 * static_cast<double>(macs);
@@ -175,6 +204,8 @@ SplitSearchResult search_split_stages(const Graph& graph, const PlanOptions& opt
         if (!within_budget(next.extra_macs())) continue;
         const std::string key = next.key();
         if (arena_of.count(key) || !seen.insert(key).second) continue;
+        // Most sets that give a stage back are dropped by this cheaper bound.
+        if (!unsplit_per_op.empty() && bound_outside_stages(unsplit_per_op, next) > current_bytes) continue;
         proposals.push_back(std::move(next));
       }
       std::stable_sort(proposals.begin(), proposals.end(),
