@@ -140,7 +140,8 @@ bool OverlapPlacer::put(int32_t root, int64_t offset, Partial& partial, int32_t&
     partial.plan.offsets[static_cast<size_t>(m)] = offset + groups_.offset_in_root(m);
     partial.placed[static_cast<size_t>(m)] = 1;
   }
-  std::vector<std::pair<int32_t, Walk>> decided;  // this group's new walks
+  thread_local std::vector<std::pair<int32_t, Walk>> decided;  // this group's new walks (kept: put runs per group)
+  decided.clear();
   auto walk_of = [&](int32_t op) {
     for (const auto& [o, w] : decided) {
       if (o == op) return w;
