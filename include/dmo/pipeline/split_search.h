@@ -14,6 +14,17 @@
 // overlaps, is done once.
 // It never returns an arena above the unsplit plan's: with no candidate
 // that helps it returns no stages.
+//
+// Cost: the unsplit safe overlaps once; then R rounds (each lowers the
+// arena, or keeps it with fewer ops at the peak), each taking O(ops) per
+// candidate at the peak for the unsplit bound at the ops outside its
+// stages, a schedule, problem and chain bound for the sets that pass it,
+// and dmo's planner for the sets planned: up to search_budget (4000)
+// moves of n buffers each, a move placing only the buffers from where it
+// leaves the best order until it reaches the best arena. Then plan_model
+// of the set chosen, with its stages' loop nests. On coral MobileNet v2
+// (R = 23, 543 candidates, 129 sets planned of 67 buffers) the planner is
+// most of the time.
 #pragma once
 
 #include <cstdint>
