@@ -9,6 +9,8 @@
 #include <string>
 
 #include "dmo/overlap/safe_overlaps.h"
+#include "dmo/pipeline/split_request.h"
+#include "dmo/pipeline/split_search.h"
 #include "dmo/plan/dmo_plan_choice.h"
 #include "dmo/plan/dmo_planner.h"
 #include "dmo/plan/problem_file.h"
@@ -61,6 +63,21 @@ void BM_PlanMobileNetV2Algorithmic(benchmark::State& state) {
 }
 BENCHMARK(BM_PlanMobileNetV2Analytic)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_PlanMobileNetV2Algorithmic)->Unit(benchmark::kMillisecond);
+
+// `dmo plan coral_mobilenet_v2_1.0_224_quant.tflite --split auto`: the
+// model read and the split search (its unsplit overlaps, the stage sets it
+// plans, and plan_model of the set chosen) with the command's defaults.
+void BM_PlanMobileNetV2SplitAuto(benchmark::State& state) {
+  const std::string path = shared_model("coral_mobilenet_v2_1.0_224_quant");
+  if (!have(path, state)) return;
+  for (auto _ : state) {
+    dmo::Graph graph = dmo::read_tflite_file(path);
+    const dmo::SplitSearchResult search =
+        dmo::search_split_stages(graph, dmo::PlanOptions{}, dmo::SplitRequest{}.max_recompute_percent);
+    benchmark::DoNotOptimize(search.plan.dmo.arena_size);
+  }
+}
+BENCHMARK(BM_PlanMobileNetV2SplitAuto)->Unit(benchmark::kMillisecond)->Repetitions(5)->ReportAggregatesOnly(true);
 
 // Reading and solving a problem file (what `dmo solve` does): zoo MobileNet
 // v2 1.0 224 float32's problem with its algorithmic overlap pairs, written once.
