@@ -78,7 +78,14 @@ class AddressMemory {
   // written so far, so the run's lowest byte stands for all of it.
   template <typename T>
   void load_run(const TensorRef& t, int64_t first, int64_t count) {
-    if (count > 0) load<T>(t, mirrored_ ? first + count - 1 : first);
+    if (count > 0) load_span<T>(t, first, first + count - 1);
+  }
+  // Loads of some elements of first .. last, both ends among them, with no
+  // store between them: as for a run, the end that lies lowest stands for
+  // all of them (a window's taps: the first and the last inside the input).
+  template <typename T>
+  void load_span(const TensorRef& t, int64_t first, int64_t last) {
+    load<T>(t, mirrored_ ? last : first);
   }
   template <typename T>
   void store(const TensorRef& t, int64_t i, T) {

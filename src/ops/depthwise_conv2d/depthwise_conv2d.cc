@@ -5,6 +5,7 @@
 // the padding are skipped, not loaded.
 #include <fmt/format.h>
 
+#include <type_traits>
 #include <variant>
 
 #include "../conv2d/conv_arithmetic.h"
@@ -101,18 +102,38 @@ void depthwise_loops(const DepthwiseGeometry& g, const Arithmetic& arithmetic, c
             const int32_t out_channel = in_channel * g.depth_multiplier + m;
             const int64_t output_index = pixel_index + out_channel;
             typename Arithmetic::Accumulator acc{};
-            for (int32_t filter_y = 0; filter_y < g.filter_height; ++filter_y) {
-              const int64_t in_y = in_y_origin + int64_t{g.dilation_height} * filter_y;
-              for (int32_t filter_x = 0; filter_x < g.filter_width; ++filter_x) {
-                const int64_t in_x = in_x_origin + int64_t{g.dilation_width} * filter_x;
-                if (in_x < 0 || in_x >= g.input_width || in_y < 0 || in_y >= g.input_height) continue;
-                const int64_t input_index =
-                    ((int64_t{batch} * g.input_height + in_y) * g.input_width + in_x) * g.input_depth + in_channel;
-                const int64_t filter_index =
-                    (int64_t{filter_y} * g.filter_width + filter_x) * g.output_depth + out_channel;
-                const Input in = mem.template load<Input>(input, input_index);
-                const Filter weight = mem.template load<Filter>(filter, filter_index);
-                acc = arithmetic.multiply_add(acc, in, weight);
+            if constexpr (std::is_same_v<Memory, AddressMemory>) {
+              // Only the order of addresses counts, and the taps inside the
+              // input are read before the next store: the first and the
+              // last of them span all the others.
+              const TapSpan ys = taps_inside(in_y_origin, g.dilation_height, g.filter_height, g.input_height);
+              const TapSpan xs = taps_inside(in_x_origin, g.dilation_width, g.filter_width, g.input_width);
+              if (ys.first <= ys.last && xs.first <= xs.last) {
+                auto input_at = [&](int32_t filter_y, int32_t filter_x) {
+                  const int64_t in_y = in_y_origin + int64_t{g.dilation_height} * filter_y;
+                  const int64_t in_x = in_x_origin + int64_t{g.dilation_width} * filter_x;
+                  return ((int64_t{batch} * g.input_height + in_y) * g.input_width + in_x) * g.input_depth + in_channel;
+                };
+                auto filter_at = [&](int32_t filter_y, int32_t filter_x) {
+                  return (int64_t{filter_y} * g.filter_width + filter_x) * g.output_depth + out_channel;
+                };
+                mem.template load_span<Input>(input, input_at(ys.first, xs.first), input_at(ys.last, xs.last));
+                mem.template load_span<Filter>(filter, filter_at(ys.first, xs.first), filter_at(ys.last, xs.last));
+              }
+            } else {
+              for (int32_t filter_y = 0; filter_y < g.filter_height; ++filter_y) {
+                const int64_t in_y = in_y_origin + int64_t{g.dilation_height} * filter_y;
+                for (int32_t filter_x = 0; filter_x < g.filter_width; ++filter_x) {
+                  const int64_t in_x = in_x_origin + int64_t{g.dilation_width} * filter_x;
+                  if (in_x < 0 || in_x >= g.input_width || in_y < 0 || in_y >= g.input_height) continue;
+                  const int64_t input_index =
+                      ((int64_t{batch} * g.input_height + in_y) * g.input_width + in_x) * g.input_depth + in_channel;
+                  const int64_t filter_index =
+                      (int64_t{filter_y} * g.filter_width + filter_x) * g.output_depth + out_channel;
+                  const Input in = mem.template load<Input>(input, input_index);
+                  const Filter weight = mem.template load<Filter>(filter, filter_index);
+                  acc = arithmetic.multiply_add(acc, in, weight);
+                }
               }
             }
             const Bias bias_value = has_bias ? mem.template load<Bias>(bias, out_channel) : Bias{};
