@@ -52,7 +52,8 @@ void add_concat(GraphBuilder& b, const std::vector<int32_t>& inputs, int32_t out
 // Input 1x4x4x1 (16 bytes) -> two convs of 1x4x4x4 (64 bytes each) ->
 // their concatenation along channels (128 bytes), the graph's output.
 // With the copy, both convs' outputs and the concatenation are live at
-// once: 256 bytes. In place, the input and the concatenation: 144.
+// once (256 bytes), less the 64 bytes the copy's output may cover of an
+// input it has read: 192. In place, the input and the concatenation: 144.
 Graph channel_concatenation() {
   GraphBuilder b("channel_concat");
   const int32_t input = b.add_tensor("input", DataType::kInt8, {1, 4, 4, 1}, Quantization{{0.05f}, {3}, 0});
@@ -103,7 +104,7 @@ TEST(ConcatInPlace, AChannelConcatenationLosesItsCopy) {
   const Graph graph = channel_concatenation();
   const PlanResult plain = plan(graph, false);
   const PlanResult in_place = plan(graph, true);
-  EXPECT_EQ(plain.dmo.arena_size, 256);
+  EXPECT_EQ(plain.dmo.arena_size, 192);
   EXPECT_EQ(in_place.dmo.arena_size, 144);
   EXPECT_EQ(in_place.concat_in_place, (std::vector<int32_t>{2}));
   EXPECT_FALSE(schedule_runs_op(in_place.schedule, 2));
