@@ -13,6 +13,7 @@
 #include "dmo/model/model_timeline.h"
 #include "dmo/plan/memory_problem.h"
 #include "dmo/schedule/schedule.h"
+#include "dmo/transform/concat_in_place.h"
 #include "dmo/transform/split_schedule.h"
 
 namespace dmo {
@@ -36,6 +37,23 @@ std::string tensor_label(const Graph& graph, int32_t flat) {
   const std::string& name = flat_tensor(graph, flat).name;
   if (at.subgraph == 0) return fmt::format("tensor {} '{}'", flat, name);
   return fmt::format("tensor {} (subgraph {} tensor {}) '{}'", flat, at.subgraph, at.index, name);
+}
+
+// The "concat_in_place" list: CONCATENATION and PACK ops whose inputs are
+// written in place, each checked as dmo's planner would.
+std::vector<int32_t> concat_in_place_ops_of(const nlohmann::json& list, const std::string& path, const Graph& graph) {
+  if (!list.is_array()) throw Error(fmt::format("{}: concat_in_place must be a list of op indices", path));
+  std::vector<int32_t> ops;
+  for (const auto& op : list) {
+    if (!op.is_number_integer()) throw Error(fmt::format("{}: concat_in_place must be integers", path));
+    ops.push_back(static_cast<int32_t>(op.get<int64_t>()));
+  }
+  try {
+    concat_in_place_views(graph, ops);
+  } catch (const Error& e) {
+    throw Error(fmt::format("{}: concat_in_place: {}", path, e.what()));
+  }
+  return ops;
 }
 
 // The "split" list: stages as `dmo plan --json` writes them.
@@ -108,8 +126,9 @@ PlacementFile read_placement_file(const std::string& path, const Graph& graph) {
   // A misspelt field (say "descending_op") would otherwise be ignored silently.
   for (const auto& field : j.items()) {
     if (field.key() != "arena_bytes" && field.key() != "offsets" && field.key() != "descending_ops" &&
-        field.key() != "split") {
-      throw Error(fmt::format("{}: unknown field '{}' (a plan file has arena_bytes, offsets, descending_ops, split)", path,
+        field.key() != "split" && field.key() != "concat_in_place") {
+      throw Error(fmt::format("{}: unknown field '{}' (a plan file has arena_bytes, offsets, descending_ops, split, "
+                              "concat_in_place)", path,
                               field.key()));
     }
   }
@@ -119,6 +138,10 @@ PlacementFile read_placement_file(const std::string& path, const Graph& graph) {
   }
   PlacementFile file;
   if (j.contains("split")) file.split = split_stages_of(j["split"], path, graph);
+  if (j.contains("concat_in_place")) file.concat_in_place = concat_in_place_ops_of(j["concat_in_place"], path, graph);
+  if (!file.split.empty() && !file.concat_in_place.empty()) {
+    throw Error(fmt::format("{}: concat_in_place cannot be combined with split stages", path));
+  }
   // A split stage's intermediates take only their largest band.
   const Schedule schedule = file.split.empty() ? Schedule{} : split_schedule(graph, file.split);
   TensorPlacement& placement = file.placement;

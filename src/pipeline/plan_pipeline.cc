@@ -15,6 +15,7 @@
 #include "dmo/pipeline/accelerator_buffers.h"
 #include "dmo/pipeline/kernel_scratch_buffers.h"
 #include "dmo/pipeline/scheduled_problem.h"
+#include "dmo/overlap/view_overlaps.h"
 #include "dmo/transform/split_schedule.h"
 
 namespace dmo {
@@ -39,8 +40,18 @@ std::vector<int32_t> first_time_of_ops(const Graph& graph, const Schedule& sched
     int32_t& time = time_of_op[static_cast<size_t>(schedule.steps[i].op)];
     if (time < 0) time = step_times[i];
   }
-  for (size_t op = 0; op < time_of_op.size(); ++op) {
-    if (time_of_op[op] < 0) time_of_op[op] = static_cast<int32_t>(op);
+  if (schedule.steps.size() == sg.ops.size()) {
+    for (size_t op = 0; op < time_of_op.size(); ++op) {
+      if (time_of_op[op] < 0) time_of_op[op] = static_cast<int32_t>(op);
+    }
+    return time_of_op;
+  }
+  // An op no step runs (an in-place concatenation) is at the time of the
+  // next op that runs, where its copy would have been.
+  int32_t next = step_times.empty() ? 0 : step_times.back();
+  for (size_t op = time_of_op.size(); op-- > 0;) {
+    if (time_of_op[op] < 0) time_of_op[op] = next;
+    else next = time_of_op[op];
   }
   return time_of_op;
 }
@@ -64,9 +75,13 @@ void keep_graph_inputs_to_the_end(const Subgraph& sg, MemoryProblem& problem, st
   }
 }
 
-// The execution order: file order, with the split stages expanded.
+// The execution order: file order, with the split stages expanded and the
+// in-place concatenations left out.
 Schedule planned_schedule(const Graph& graph, const PlanOptions& options, const std::vector<int32_t>& descending) {
-  if (options.split.empty()) return default_schedule(graph, descending);
+  if (options.split.empty()) return with_concat_in_place(graph, default_schedule(graph, descending), options.concat_in_place_ops);
+  if (!options.concat_in_place_ops.empty() || options.concat_in_place) {
+    throw Error(fmt::format("{}: --concat-in-place cannot be combined with --split", graph.source));
+  }
   return split_schedule(graph, options.split, descending);
 }
 
@@ -124,6 +139,7 @@ ScheduledPlanProblem scheduled_plan_problem(const Graph& graph, const PlanOption
   p.op_times = first_time_of_ops(graph, schedule);
   if (options.preserve_graph_inputs) keep_graph_inputs_to_the_end(graph.main(), p.problem, p.lifetimes);
   unuse_split_op_overlaps(schedule, overlaps);
+  unuse_view_overlaps(schedule, overlaps);
   // Overlap pairs join tensors; the scratch buffers come after them.
   add_scheduled_overlap_pairs(graph, schedule, p.problem, overlaps);
   p.stage_overlaps = compute_stage_overlaps(graph, schedule, safe_overlap_options(options), depth);
@@ -148,13 +164,76 @@ MemoryProblem planned_problem(const Graph& graph, const PlanOptions& options, co
 
 PlanResult plan_model(const Graph& graph, const PlanOptions& options) {
   require_reference_kernels_for_split(graph, options);
-  const Schedule schedule = planned_schedule(graph, options, {});
+  // Views change no op's dense order: each op's O_s is the one of the
+  // schedule without them (overlap/view_overlaps.h drops what they break).
+  PlanOptions without_views = options;
+  without_views.concat_in_place_ops = {};
+  const Schedule schedule = planned_schedule(graph, without_views, {});
   return plan_model(graph, options, compute_safe_overlaps(graph, schedule, safe_overlap_options(options)));
 }
 
+namespace {
+
+PlanResult plan_schedule(const Graph& graph, const PlanOptions& options, std::vector<OpOverlap> overlaps);
+
+// Every copy first, then every concatenation that can go in place; when
+// that raises the arena (an output living from its first producer on can
+// cost more than the copy saves), one op at a time, each kept only when
+// the arena does not grow.
+PlanResult plan_concat_in_place(const Graph& graph, const PlanOptions& options, const std::vector<OpOverlap>& overlaps) {
+  if (!options.split.empty()) {
+    throw Error(fmt::format("{}: --concat-in-place cannot be combined with --split", graph.source));
+  }
+  std::vector<ConcatInPlace> candidates = concat_in_place_candidates(graph);
+  std::vector<int32_t> possible;
+  for (const ConcatInPlace& c : candidates) {
+    if (c.possible) possible.push_back(c.op);
+  }
+  PlanOptions trial = options;
+  trial.concat_in_place = false;
+  trial.concat_in_place_ops = {};
+  PlanResult best = plan_schedule(graph, trial, overlaps);
+  if (!possible.empty()) {
+    trial.concat_in_place_ops = possible;
+    PlanResult all = plan_schedule(graph, trial, overlaps);
+    if (all.dmo.arena_size <= best.dmo.arena_size) {
+      best = std::move(all);
+    } else {
+      std::vector<int32_t> kept;
+      for (int32_t op : possible) {
+        trial.concat_in_place_ops = kept;
+        trial.concat_in_place_ops.push_back(op);
+        PlanResult one_more = plan_schedule(graph, trial, overlaps);
+        if (one_more.dmo.arena_size > best.dmo.arena_size) continue;
+        kept.push_back(op);
+        best = std::move(one_more);
+      }
+    }
+  }
+  for (ConcatInPlace& c : candidates) {
+    if (c.possible && std::find(best.concat_in_place.begin(), best.concat_in_place.end(), c.op) == best.concat_in_place.end()) {
+      c.possible = false;
+      c.reason = "the copy is kept: in place, its output living from its first producer on raises the arena";
+    }
+  }
+  best.concatenations = std::move(candidates);
+  return best;
+}
+
+}  // namespace
+
 PlanResult plan_model(const Graph& graph, const PlanOptions& options, std::vector<OpOverlap> overlaps) {
+  if (options.concat_in_place) return plan_concat_in_place(graph, options, overlaps);
+  return plan_schedule(graph, options, std::move(overlaps));
+}
+
+namespace {
+
+PlanResult plan_schedule(const Graph& graph, const PlanOptions& options, std::vector<OpOverlap> overlaps) {
   const Subgraph& sg = graph.main();
   PlanResult r;
+  r.concat_in_place = options.concat_in_place_ops;
+  std::sort(r.concat_in_place.begin(), r.concat_in_place.end());
   require_reference_kernels_for_split(graph, options);
   r.schedule = planned_schedule(graph, options, {});
   r.macs = model_macs(graph);
@@ -216,6 +295,8 @@ PlanResult plan_model(const Graph& graph, const PlanOptions& options, std::vecto
   if (!options.families.empty()) r.schedule.kernels = options.families.front();
   return r;
 }
+
+}  // namespace
 
 DmoPlanChoice choose_scheduled_plan(const Graph& graph, const MemoryProblem& problem, const Schedule& schedule,
                                     int64_t alignment, std::optional<int64_t> bound) {

@@ -9,6 +9,8 @@
 #include "dmo/model/model_timeline.h"
 #include "dmo/overlap/safe_overlaps.h"
 #include "dmo/overlap/stage_overlaps.h"
+#include "dmo/overlap/view_overlaps.h"
+#include "dmo/transform/concat_in_place.h"
 #include "dmo/pipeline/placement_file.h"
 #include "dmo/pipeline/plan_pipeline.h"
 #include "dmo/pipeline/scheduled_problem.h"
@@ -21,6 +23,15 @@
 #include "dmo/transform/split_schedule.h"
 
 namespace dmo {
+
+Schedule placement_schedule(const Graph& graph, const TensorPlacement& placement, const std::vector<SplitStage>& split,
+                            const std::vector<int32_t>& concat_in_place) {
+  if (split.empty()) return with_concat_in_place(graph, default_schedule(graph, placement.descending_ops), concat_in_place);
+  if (!concat_in_place.empty()) {
+    throw Error(fmt::format("{}: in-place concatenation cannot be combined with split stages", graph.source));
+  }
+  return split_schedule(graph, split, placement.descending_ops);
+}
 
 const char* plan_source_name(PlanSource source) {
   switch (source) {
@@ -59,7 +70,8 @@ PlanToVerify offline_placement(const Graph& graph) {
 }
 
 PlanToVerify choose_plan_to_verify(const Graph& graph, const std::string& plan, const VerifyProgress& progress,
-                                   const std::vector<KernelFamily>& families, const SplitRequest& split) {
+                                   const std::vector<KernelFamily>& families, const SplitRequest& split,
+                                   bool concat_in_place) {
   // An op dmo cannot run makes the proof impossible: say so before planning,
   // which takes seconds on large models.
   for (KernelFamily family : families) require_kernels(graph, family);
@@ -69,26 +81,32 @@ PlanToVerify choose_plan_to_verify(const Graph& graph, const std::string& plan, 
   PlanOptions options;
   options.progress = progress;
   options.families = families;
+  options.concat_in_place = concat_in_place;
   if (dmo_plan && split.method == SplitMethod::kAuto) {
     SplitSearchResult found = search_split_stages(graph, options, split.max_recompute_percent);
     return {PlanSource::kDmo, dmo_placement(graph, found.plan), 0, found.stages};
   }
   if (dmo_plan) {
     options.split = split.stages;
-    return {PlanSource::kDmo, dmo_placement(graph, plan_model(graph, options)), 0, split.stages};
+    const PlanResult planned = plan_model(graph, options);
+    return {PlanSource::kDmo, dmo_placement(graph, planned), 0, split.stages, planned.concat_in_place};
+  }
+  if (concat_in_place) {
+    throw Error(fmt::format("{}: --concat-in-place plans with dmo; a plan file names its own \"concat_in_place\" ops",
+                            plan));
   }
   if (split.method == SplitMethod::kAuto) {
     throw Error(fmt::format("{}: --split auto plans with dmo; a plan file is planned already", plan));
   }
   PlacementFile file = read_placement_file(plan, graph, split);
-  return {PlanSource::kFile, std::move(file.placement), 0, std::move(file.split)};
+  return {PlanSource::kFile, std::move(file.placement), 0, std::move(file.split), std::move(file.concat_in_place)};
 }
 
 std::vector<std::string> validate_placement(const Graph& graph, const TensorPlacement& placement,
                                             const VerifyProgress& progress, KernelFamily family,
-                                            const std::vector<SplitStage>& split) {
-  const Schedule schedule = split.empty() ? default_schedule(graph, placement.descending_ops)
-                                          : split_schedule(graph, split, placement.descending_ops);
+                                            const std::vector<SplitStage>& split,
+                                            const std::vector<int32_t>& concat_in_place) {
+  const Schedule schedule = placement_schedule(graph, placement, split, concat_in_place);
   MemoryProblem problem = build_scheduled_problem(graph, schedule);
   SafeOverlapOptions options;
   options.method = OverlapMethod::kAlgorithmic;
@@ -98,6 +116,7 @@ std::vector<std::string> validate_placement(const Graph& graph, const TensorPlac
   options.progress = progress;
   std::vector<OpOverlap> overlaps = compute_safe_overlaps(graph, schedule, options);
   unuse_split_op_overlaps(schedule, overlaps);
+  unuse_view_overlaps(schedule, overlaps);
   add_scheduled_overlap_pairs(graph, schedule, problem, overlaps);
   add_stage_overlap_pairs(problem, compute_stage_overlaps(graph, schedule, options, StageOverlapDepth::kLoopNests));
   Plan plan;
@@ -113,12 +132,12 @@ std::vector<std::string> validate_placement(const Graph& graph, const TensorPlac
 }
 
 VerifyResult verify_plan(const Graph& graph, const TensorPlacement& placement, std::span<const uint8_t> input,
-                         const VerifyProgress& progress, KernelFamily family, const std::vector<SplitStage>& split) {
-  Schedule schedule = split.empty() ? default_schedule(graph, placement.descending_ops)
-                                    : split_schedule(graph, split, placement.descending_ops);
+                         const VerifyProgress& progress, KernelFamily family, const std::vector<SplitStage>& split,
+                         const std::vector<int32_t>& concat_in_place) {
+  Schedule schedule = placement_schedule(graph, placement, split, concat_in_place);
   schedule.kernels = family;
   VerifyResult result = verify_placement(graph, placement, std::move(schedule), input);
-  result.validator_errors = validate_placement(graph, placement, progress, family, split);
+  result.validator_errors = validate_placement(graph, placement, progress, family, split, concat_in_place);
   result.unwritten_reads = unwritten_read_tensors(graph.main());
   return result;
 }

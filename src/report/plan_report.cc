@@ -129,6 +129,22 @@ double extra_macs_percent(const PlanResult& r) {
 
 }  // namespace
 
+namespace {
+
+// What in-place concatenation did with op `op`: "in place", why it copies,
+// or "" for an op it does not concern.
+std::string concat_in_place_note(const PlanResult& r, int32_t op) {
+  if (std::find(r.concat_in_place.begin(), r.concat_in_place.end(), op) != r.concat_in_place.end()) {
+    return "in place (no copy)";
+  }
+  for (const ConcatInPlace& c : r.concatenations) {
+    if (c.op == op) return "copies: " + c.reason;
+  }
+  return "";
+}
+
+}  // namespace
+
 nlohmann::json plan_report_json(const Graph& graph, const PlanResult& r, const SplitSearchResult* search) {
   const Subgraph& sg = graph.main();
   const std::vector<char> descending = descending_flags(sg, r.dmo);
@@ -148,6 +164,8 @@ nlohmann::json plan_report_json(const Graph& graph, const PlanResult& r, const S
                    {"overlap_used_descending_bytes", o.used_descending_bytes},
                    {"walk", descending[i] ? "descending" : "ascending"},
                    {"by_kernels", family_overlaps_json(o)}});
+    const std::string note = concat_in_place_note(r, static_cast<int32_t>(i));
+    if (!note.empty()) ops.back()["concat_in_place"] = note;
   }
   // Offsets per tensor: of subgraph 0, or flat over every subgraph when planned whole.
   const size_t offset_count = r.lifetimes.size();
@@ -223,6 +241,8 @@ nlohmann::json plan_report_json(const Graph& graph, const PlanResult& r, const S
   const SplitMethod method = search                  ? SplitMethod::kAuto
                             : r.split_macs.empty() ? SplitMethod::kNone
                                                    : SplitMethod::kManual;
+  report["concat_in_place"] = r.concat_in_place;
+  if (!r.concatenations.empty()) report["concat_in_place_bytes"] = r.dmo.arena_size;
   report["split_method"] = split_method_name(method);
   report["split_bytes"] = r.dmo.arena_size;
   if (search) report["split_search"] = split_search_json(*search);
@@ -270,6 +290,8 @@ std::string plan_report_text(const Graph& graph, const PlanResult& r) {
                        family_cells, used(o.used_bytes),
                        o.algorithmic_descending || o.analytic_descending ? used(o.used_descending_bytes) : "-",
                        descending[i] ? "desc" : "asc", peak ? "<- peak" : "");
+    const std::string note = concat_in_place_note(r, static_cast<int32_t>(i));
+    if (!note.empty()) out.insert(out.size() - 1, fmt::format("{}{}", peak ? "; " : "", note));
   }
   // The called subgraphs' ops of a plan of the whole model, as "subgraph:op".
   if (r.planned_subgraphs > 1) {

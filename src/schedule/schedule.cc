@@ -250,4 +250,26 @@ std::vector<TensorView> concatenation_views(const Subgraph& subgraph, int32_t co
   return views;
 }
 
+std::vector<TensorView> pack_views(const Subgraph& subgraph, int32_t pack_op) {
+  const Op& op = subgraph.ops.at(static_cast<size_t>(pack_op));
+  const auto* params = std::get_if<PackParams>(&op.params);
+  if (!op.is(OpKind::kPack) || params == nullptr || op.outputs.size() != 1) {
+    throw Error(fmt::format("op {} ({}) is not a PACK", pack_op, op.name()));
+  }
+  const Shape& shape = subgraph.tensors[static_cast<size_t>(op.outputs[0])].shape;
+  const auto rank = static_cast<int32_t>(shape.size());
+  const int32_t axis = params->axis < 0 ? params->axis + rank : params->axis;
+  if (axis < 0 || axis >= rank) throw Error(fmt::format("op {} (PACK): axis {} of a {}-D output", pack_op, params->axis, rank));
+  std::vector<int64_t> out_strides(shape.size(), 1);
+  for (int32_t d = rank - 1; d > 0; --d) out_strides[static_cast<size_t>(d - 1)] = out_strides[static_cast<size_t>(d)] * shape[static_cast<size_t>(d)];
+  // Each input has the output's dimensions but the packed one.
+  std::vector<int64_t> strides = out_strides;
+  strides.erase(strides.begin() + axis);
+  std::vector<TensorView> views;
+  for (size_t i = 0; i < op.inputs.size(); ++i) {
+    views.push_back({op.inputs[i], op.outputs[0], static_cast<int64_t>(i) * out_strides[static_cast<size_t>(axis)], strides});
+  }
+  return views;
+}
+
 }  // namespace dmo

@@ -13,7 +13,11 @@ std::vector<Lifetime> schedule_lifetimes(const Graph& graph, const Schedule& sch
   for (const TensorView& v : schedule.views) {
     Lifetime& view = lifetimes[static_cast<size_t>(v.tensor)];
     Lifetime& base = lifetimes[static_cast<size_t>(v.base)];
-    const Lifetime joined{std::min(view.first, base.first), std::max(view.last, base.last)};
+    // A base no step writes (its op's copy is gone) begins with its views.
+    const int32_t first = base.first == kUninitialised ? view.first
+                          : view.first == kUninitialised ? base.first
+                                                         : std::min(view.first, base.first);
+    const Lifetime joined{first, std::max(view.last, base.last)};
     view = base = joined;
   }
   // A split stage's intermediate is written afresh by every tile and read

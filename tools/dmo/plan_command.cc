@@ -33,6 +33,7 @@ Command add_plan_command(CLI::App& app) {
     std::string kernels = "tflm-reference";
     SplitArguments split;
     bool split_report = false;
+    bool concat_in_place = false;
   };
   auto options = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("plan", "Arena figures of a model: naive, TFLM's greedy planner, lower bound");
@@ -53,6 +54,9 @@ Command add_plan_command(CLI::App& app) {
       ->check(CLI::IsMember({"any", "ascending"}));
   add_kernels_option(cmd, options->kernels, "default tflm-reference; a cmsis family walks ascending only");
   add_split_options(cmd, options->split);
+  cmd->add_flag("--concat-in-place", options->concat_in_place,
+                "the producers of CONCATENATION and PACK inputs write straight into their slice of the output, "
+                "where that does not raise dmo's arena; those ops then copy nothing (not with --split)");
   cmd->add_flag("--split-report", options->split_report,
                 "with --split auto: print the trade-off curve, arena bytes against extra MACs, of the stage sets the "
                 "search planned");
@@ -78,6 +82,7 @@ Command add_plan_command(CLI::App& app) {
     report_options.allow_descending = options->walks == "any";
     report_options.families = kernel_families(options->kernels);
     report_options.split = split.stages;
+    report_options.concat_in_place = options->concat_in_place;
     report_options.progress = progress_reporter("plan", "safe overlaps", "op walks");
     std::optional<SplitSearchResult> search;
     PlanResult planned;

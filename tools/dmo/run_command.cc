@@ -8,6 +8,7 @@
 #include "dmo/pipeline/placement_file.h"
 #include "dmo/pipeline/plan_pipeline.h"
 #include "dmo/pipeline/split_search.h"
+#include "dmo/pipeline/verified_plan.h"
 #include "dmo/report/split_report.h"
 #include "dmo/transform/split_schedule.h"
 #include "dmo/runtime/interpreter.h"
@@ -23,6 +24,7 @@ Command add_run_command(CLI::App& app) {
     uint32_t seed = 1;
     bool unshared = false;
     SplitArguments split;
+    bool concat_in_place = false;
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("run", "Run a model inside one planned arena");
@@ -36,6 +38,9 @@ Command add_run_command(CLI::App& app) {
       "--plan", o->plan, "placement JSON {\"arena_bytes\", \"offsets\", optional \"descending_ops\"} (default: dmo's plan)");
   cmd->add_flag("--unshared", o->unshared, "give every tensor its own memory")->excludes(plan);
   add_split_options(cmd, o->split);
+  cmd->add_flag("--concat-in-place", o->concat_in_place,
+                "the producers of CONCATENATION and PACK inputs write straight into their slice of the output, "
+                "where that does not raise dmo's arena; those ops then copy nothing (not with --split)");
   return [o] {
     const SplitRequest split = split_request(o->split);
     if (split.method == SplitMethod::kAuto && (o->unshared || !o->plan.empty())) {
@@ -50,8 +55,14 @@ Command add_run_command(CLI::App& app) {
     PlanOptions plan_options;
     plan_options.progress = progress_reporter("run", "planning: safe overlaps", "op walks");
     plan_options.split = split.stages;
+    plan_options.concat_in_place = o->concat_in_place;
+    if (o->concat_in_place && (o->unshared || !o->plan.empty())) {
+      throw Error(fmt::format("--concat-in-place runs dmo's plan; {} excludes it (a plan file names its own "
+                              "\"concat_in_place\" ops)", o->unshared ? "--unshared" : "--plan"));
+    }
     TensorPlacement placement;
     std::vector<SplitStage> stages = split.stages;
+    std::vector<int32_t> concat_in_place;
     Schedule schedule;  // with split stages: the schedule the placement is for
     if (o->unshared) {
       placement = unshared_placement(sg);
@@ -59,20 +70,27 @@ Command add_run_command(CLI::App& app) {
       PlacementFile file = read_placement_file(o->plan, graph, split);
       placement = std::move(file.placement);
       stages = std::move(file.split);
+      concat_in_place = std::move(file.concat_in_place);
     } else {
       PlanResult planned = split.method == SplitMethod::kAuto
                                ? search_split_stages(graph, plan_options, split.max_recompute_percent).plan
                                : plan_model(graph, plan_options);
       placement = dmo_placement(graph, planned);
       stages = planned.schedule.stages;
+      concat_in_place = planned.concat_in_place;
       schedule = std::move(planned.schedule);
     }
-    if (!stages.empty() && schedule.stages.empty()) schedule = split_schedule(graph, stages, placement.descending_ops);
+    if ((!stages.empty() || !concat_in_place.empty()) && schedule.steps.empty()) {
+      schedule = placement_schedule(graph, placement, stages, concat_in_place);
+    }
+    if (!concat_in_place.empty() && !o->dump_dir.empty()) {
+      throw Error("--dump-tensors: the inputs of in-place concatenations have no bytes of their own");
+    }
     if (!stages.empty() && !o->dump_dir.empty()) {
       throw Error("--dump-tensors: the intermediates of split stages are never whole in memory; run without --split");
     }
-    Interpreter interpreter = stages.empty() ? Interpreter(graph, placement)
-                                             : Interpreter(graph, placement, std::move(schedule));
+    const bool plain = stages.empty() && concat_in_place.empty();
+    Interpreter interpreter = plain ? Interpreter(graph, placement) : Interpreter(graph, placement, std::move(schedule));
     interpreter.set_inputs(input);
     auto dump = [&](int32_t t) {
       if (sg.tensors[static_cast<size_t>(t)].is_constant) return;

@@ -1,4 +1,5 @@
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -32,6 +33,9 @@ std::string plan_description(const PlanToVerify& plan) {
     case PlanSource::kFile: text += "plan file"; break;
   }
   if (!plan.split.empty()) text += fmt::format(", ops split --split {}", split_stages_text(plan.split));
+  if (!plan.concat_in_place.empty()) {
+    text += fmt::format(", ops {} concatenated in place", fmt::join(plan.concat_in_place, ", "));
+  }
   if (!p.descending_ops.empty()) {
     const size_t n = p.descending_ops.size();
     text += fmt::format(" ({} {} descending)", n, n == 1 ? "op walking" : "ops walking");
@@ -69,6 +73,7 @@ nlohmann::json verify_json(const Graph& graph, const PlanToVerify& plan, const V
                       {"validator_errors", result.validator_errors},
                       {"unwritten_reads", unwritten}};
   j["split"] = split_stages_json(plan.split);
+  j["concat_in_place"] = plan.concat_in_place;
   if (plan.source == PlanSource::kOfflinePlan) j["offline_unplanned_tensors"] = plan.unplanned_tensors;
   return j;
 }
@@ -82,6 +87,7 @@ Command add_verify_command(CLI::App& app) {
     bool json = false;
     std::string kernels = "tflm-reference";
     SplitArguments split;
+    bool concat_in_place = false;
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
@@ -100,13 +106,17 @@ Command add_verify_command(CLI::App& app) {
                      "default tflm-reference; dmo's plan is made for the families named, and the plan is run "
                      "and validated with each family's kernels in turn");
   add_split_options(cmd, o->split);
+  cmd->add_flag("--concat-in-place", o->concat_in_place,
+                "the producers of CONCATENATION and PACK inputs write straight into their slice of the output, "
+                "where that does not raise dmo's arena; those ops then copy nothing (not with --split)");
   return [o] {
     const SplitRequest split = split_request(o->split);
     Graph graph = load_model(o->model);
     std::vector<uint8_t> input = load_input(graph, o->input, o->seed);
     const std::vector<KernelFamily> families = kernel_families(o->kernels);
     const PlanToVerify plan = choose_plan_to_verify(
-        graph, o->plan, progress_reporter("verify", "planning: safe overlaps", "op walks"), families, split);
+        graph, o->plan, progress_reporter("verify", "planning: safe overlaps", "op walks"), families, split,
+        o->concat_in_place);
     bool all_ok = true;
     nlohmann::json by_kernels = nlohmann::json::array();
     for (KernelFamily family : families) {
@@ -114,7 +124,7 @@ Command add_verify_command(CLI::App& app) {
                                           "arena byte", kernel_family_name(family)));
       const VerifyResult result = verify_plan(graph, plan.placement, input,
                                               progress_reporter("verify", "validating: safe overlaps", "op walks"),
-                                              family, plan.split);
+                                              family, plan.split, plan.concat_in_place);
       all_ok = all_ok && result.ok();
       if (o->json) {
         nlohmann::json j = verify_json(graph, plan, result);

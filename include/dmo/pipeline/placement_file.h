@@ -1,7 +1,7 @@
 // A placement (arena offsets per tensor) as a JSON plan file, the form
 // `dmo run/verify --plan FILE` read: {"arena_bytes": N, "offsets": [one per
 // tensor of subgraph 0, -1 = none], "descending_ops": [optional op indices],
-// "split": [optional stages]}. For a model of several subgraphs "offsets" may
+// "split": [optional stages], "concat_in_place": [optional op indices]}. For a model of several subgraphs "offsets" may
 // also hold one per tensor of every subgraph in flat order (subgraph 0
 // first), as `dmo plan --json` writes them for a plan of the whole model.
 // Every tensor TFLM plans needs an offset inside the arena. A stage is
@@ -26,6 +26,9 @@ struct PlacementFile {
   // The split stages the placement is for: their ops run tile by tile and
   // their intermediates take only their largest band.
   std::vector<SplitStage> split;
+  // The CONCATENATION and PACK ops whose inputs the plan writes in place
+  // (optional "concat_in_place": [op indices]; transform/concat_in_place.h).
+  std::vector<int32_t> concat_in_place;
 };
 
 // Throws dmo::Error naming the file and the problem (for a stage that is

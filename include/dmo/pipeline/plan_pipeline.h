@@ -18,6 +18,7 @@
 #include "dmo/plan/tflm_scratch_buffers.h"
 #include "dmo/runtime/tensor_placement.h"
 #include "dmo/schedule/schedule.h"
+#include "dmo/transform/concat_in_place.h"
 #include "dmo/transform/split_macs.h"
 
 namespace dmo {
@@ -42,6 +43,13 @@ struct PlanOptions {
   // stage. Their ops' overlap pairs are left out of the problem (a band
   // step's access order is not the whole op's). dmo's reference kernels only.
   std::vector<SplitStage> split = {};
+  // In-place concatenation (transform/concat_in_place.h): the producers of
+  // these CONCATENATION and PACK ops write into their output, and the ops
+  // do not run. Their producers' overlap pairs go unused (overlap/view_overlaps.h).
+  std::vector<int32_t> concat_in_place_ops = {};
+  // Choose them: of the ops that can go in place, those that do not raise
+  // dmo's arena (never above the plan with every copy). Not with `split`.
+  bool concat_in_place = false;
   // Progress of the slow step, finding each op's safe overlaps (see SafeOverlapOptions::progress).
   std::function<void(size_t done, size_t total)> progress = nullptr;
 };
@@ -50,6 +58,11 @@ struct PlanResult {
   // The execution order the figures are for (the default: file order), with
   // the walks of `dmo`'s plan: what the interpreter runs and code follows.
   Schedule schedule;
+  // The CONCATENATION and PACK ops the schedule leaves out, their inputs
+  // written in place (ascending); with PlanOptions::concat_in_place, every
+  // such op of the model and why it is or is not in place.
+  std::vector<int32_t> concat_in_place;
+  std::vector<ConcatInPlace> concatenations;
   // Subgraph 0: one buffer per planned tensor (tensor order), then one per
   // TFLM scratch buffer (no tensor, in `scratch_buffers` order), with the
   // overlap pairs dmo uses; the tensors of accelerator ops (ethos-u) fixed

@@ -15,6 +15,7 @@
 #include "dmo/pipeline/split_request.h"
 #include "dmo/runtime/plan_verifier.h"
 #include "dmo/runtime/tensor_placement.h"
+#include "dmo/schedule/schedule.h"
 #include "dmo/schedule/split_stage.h"
 
 namespace dmo {
@@ -24,6 +25,12 @@ enum class PlanSource {
   kDmo,          // dmo's own plan (with its descending walks)
   kFile,         // a placement file
 };
+
+// The schedule a placement runs: file order with its descending walks, the
+// split stages expanded, the in-place concatenations left out. Throws
+// dmo::Error naming the op when one cannot go in place, or both are given.
+Schedule placement_schedule(const Graph& graph, const TensorPlacement& placement, const std::vector<SplitStage>& split,
+                            const std::vector<int32_t>& concat_in_place);
 
 // "offline_plan", "dmo", "file".
 const char* plan_source_name(PlanSource source);
@@ -36,6 +43,8 @@ struct PlanToVerify {
   int32_t unplanned_tensors = 0;
   // The split stages the plan's schedule runs (pipeline/plan_pipeline.h).
   std::vector<SplitStage> split = {};
+  // The concatenations whose inputs are written in place (transform/concat_in_place.h).
+  std::vector<int32_t> concat_in_place = {};
 };
 
 // `plan` is "" (the model's offline plan when it carries one, else dmo's
@@ -47,9 +56,10 @@ using VerifyProgress = std::function<void(size_t done, size_t total)>;
 // splits ops: with stages given or searched (pipeline/split_search.h), ""
 // is dmo's plan of them. A plan file carries its own stages: a request for
 // stages as well is refused, except stages given for a file naming none.
+// `concat_in_place`: dmo's plan chooses in-place concatenations.
 PlanToVerify choose_plan_to_verify(const Graph& graph, const std::string& plan, const VerifyProgress& progress = nullptr,
                                    const std::vector<KernelFamily>& families = {KernelFamily::kTflmReference},
-                                   const SplitRequest& split = {});
+                                   const SplitRequest& split = {}, bool concat_in_place = false);
 
 // The offline plan's offsets for the tensors of subgraph 0, every op walking
 // ascending as TFLM's kernels do; tensors it leaves to TFLM (-1) are put
@@ -69,7 +79,8 @@ PlanToVerify offline_placement(const Graph& graph);
 std::vector<std::string> validate_placement(const Graph& graph, const TensorPlacement& placement,
                                             const VerifyProgress& progress = nullptr,
                                             KernelFamily family = KernelFamily::kTflmReference,
-                                            const std::vector<SplitStage>& split = {});
+                                            const std::vector<SplitStage>& split = {},
+                                            const std::vector<int32_t>& concat_in_place = {});
 
 // The checked run (verify_placement), then the validator's findings and the
 // tensors read but never written added.
@@ -78,6 +89,7 @@ std::vector<std::string> validate_placement(const Graph& graph, const TensorPlac
 VerifyResult verify_plan(const Graph& graph, const TensorPlacement& placement, std::span<const uint8_t> input,
                          const VerifyProgress& progress = nullptr,
                          KernelFamily family = KernelFamily::kTflmReference,
-                         const std::vector<SplitStage>& split = {});
+                         const std::vector<SplitStage>& split = {},
+                         const std::vector<int32_t>& concat_in_place = {});
 
 }  // namespace dmo

@@ -115,4 +115,7 @@ void check_schedule(const Graph& graph, const Schedule& schedule);
 // straight into their slice of its output (one view per input).
 std::vector<TensorView> concatenation_views(const Subgraph& subgraph, int32_t concat_op);
 
+// The same for a PACK: input i is the output's slice i along the new axis.
+std::vector<TensorView> pack_views(const Subgraph& subgraph, int32_t pack_op);
+
 }  // namespace dmo
