@@ -6,7 +6,9 @@
 // The search is greedy: it finds the ops at the current plan's peak, tries
 // the candidate stages containing one of them (replacing the stages they
 // share ops with), keeps the one giving the smallest arena, and repeats
-// until no candidate lowers the arena. A candidate is planned only when a
+// until no candidate lowers the arena. It does so with height tiles only,
+// then goes on with patches (column tiles) too, keeping in each round the
+// set that lowers the arena while recomputing least. A candidate is planned only when a
 // lower bound of its arena (with overlaps, plan/bounds.h) is below the
 // current arena and no set planned already, recomputing no more, has an
 // arena at or below that bound: so every set that can lower the arena or
@@ -23,7 +25,7 @@
 // moves of n buffers each, a move placing only the buffers from where it
 // leaves the best order until it reaches the best arena. Then plan_model
 // of the set chosen, with its stages' loop nests. On coral MobileNet v2
-// (R = 23, 543 candidates, 129 sets planned of 67 buffers) the planner is
+// (2,172 candidates, 292 sets planned of about 70 buffers) the planner is
 // most of the time.
 #pragma once
 
