@@ -15,6 +15,7 @@
 #include "dmo/tflite/reader.h"
 #include "dmo/transform/concat_in_place.h"
 #include "dmo/zoo/graph_builder.h"
+#include "int8_conv_graph.h"
 #include "test_support.h"
 
 namespace dmo {
@@ -25,22 +26,7 @@ const Quantization kQuant{{0.1f}, {-2}, 0};
 // A 3x3 convolution of `input` (`in_depth` channels) to `shape`.
 int32_t add_conv(GraphBuilder& b, const std::string& name, int32_t input, int32_t in_depth, const Shape& shape,
                  Padding padding, int8_t seed, const Quantization& quant = kQuant) {
-  const int32_t depth = shape[3];
-  std::vector<int8_t> weights(static_cast<size_t>(depth * 3 * 3 * in_depth));
-  for (size_t i = 0; i < weights.size(); ++i) weights[i] = static_cast<int8_t>((i * 37 + static_cast<size_t>(seed)) % 23 - 11);
-  std::vector<float> scales(static_cast<size_t>(depth), 0.02f);
-  const int32_t filter = b.add_constant_values(name + "_filter", DataType::kInt8, {depth, 3, 3, in_depth}, weights,
-                                               Quantization{scales, std::vector<int64_t>(scales.size(), 0), 0});
-  std::vector<int32_t> bias(static_cast<size_t>(depth));
-  for (size_t i = 0; i < bias.size(); ++i) bias[i] = static_cast<int32_t>(i * 7) - 20;
-  const int32_t bias_tensor = b.add_constant_values(name + "_bias", DataType::kInt32, {depth}, bias,
-                                                    Quantization{std::vector<float>(bias.size(), 0.001f),
-                                                                 std::vector<int64_t>(bias.size(), 0), 0});
-  const int32_t out = b.add_tensor(name, DataType::kInt8, shape, quant);
-  Conv2DParams params;
-  params.padding = padding;
-  b.add_op(OpKind::kConv2D, {input, filter, bias_tensor}, {out}, params);
-  return out;
+  return test::add_int8_conv3x3(b, name, input, in_depth, shape, padding, seed, quant);
 }
 
 void add_concat(GraphBuilder& b, const std::vector<int32_t>& inputs, int32_t output, int32_t axis) {

@@ -16,6 +16,7 @@
 #include "dmo/schedule/schedule_lifetimes.h"
 #include "dmo/zoo/graph_builder.h"
 #include "dmo/zoo/zoo.h"
+#include "int8_conv_graph.h"
 
 namespace dmo {
 namespace {
@@ -137,21 +138,8 @@ Graph two_producers_and_a_concatenation() {
   const Quantization q = Quantization{{0.05f}, {3}, 0};
   const int32_t input = b.add_tensor("input", DataType::kInt8, {1, 6, 5, 4}, q);
   auto conv = [&](const std::string& name, int32_t depth, int8_t seed) {
-    std::vector<int8_t> weights(static_cast<size_t>(depth * 3 * 3 * 4));
-    for (size_t i = 0; i < weights.size(); ++i) weights[i] = static_cast<int8_t>((i * 37 + seed) % 23 - 11);
-    std::vector<float> scales(static_cast<size_t>(depth), 0.02f);
-    const int32_t filter = b.add_constant_values(name + "_filter", DataType::kInt8, {depth, 3, 3, 4}, weights,
-                                                 Quantization{scales, std::vector<int64_t>(scales.size(), 0), 0});
-    std::vector<int32_t> bias(static_cast<size_t>(depth));
-    for (size_t i = 0; i < bias.size(); ++i) bias[i] = static_cast<int32_t>(i * 7) - 20;
-    const int32_t bias_tensor = b.add_constant_values(name + "_bias", DataType::kInt32, {depth}, bias,
-                                                      Quantization{std::vector<float>(bias.size(), 0.001f),
-                                                                   std::vector<int64_t>(bias.size(), 0), 0});
-    const int32_t out = b.add_tensor(name, DataType::kInt8, {1, 6, 5, depth}, Quantization{{0.1f}, {-2}, 0});
-    Conv2DParams params;
-    params.padding = Padding::kSame;
-    b.add_op(OpKind::kConv2D, {input, filter, bias_tensor}, {out}, params);
-    return out;
+    return test::add_int8_conv3x3(b, name, input, 4, {1, 6, 5, depth}, Padding::kSame, seed,
+                                  Quantization{{0.1f}, {-2}, 0});
   };
   const int32_t first = conv("first", 3, 1);
   const int32_t second = conv("second", 5, 2);
