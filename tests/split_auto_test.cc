@@ -319,16 +319,20 @@ std::string temp_path(const std::string& name) {
 constexpr const char* kModel = "mobilenet_v1_0.25_128_uint8";
 
 // The plan `dmo plan --json` reports, as a plan file with its "split" list.
+// The plan file of dmo's plan in a `dmo plan --json` report.
+nlohmann::json plan_file_of(const nlohmann::json& j) {
+  nlohmann::json file = {{"arena_bytes", j["dmo_bytes"]}, {"offsets", j["offsets"]},
+                         {"descending_ops", j["descending_ops"]}};
+  if (j.contains("split")) file["split"] = j["split"];
+  return file;
+}
+
 nlohmann::json plan_file_from(const std::vector<std::string>& plan_args, const std::string& model = kModel) {
   std::vector<std::string> args = {"plan", model, "--json"};
   args.insert(args.end(), plan_args.begin(), plan_args.end());
   const test::CommandResult r = test::run_dmo(args);
   EXPECT_EQ(r.exit_status, 0) << r.err;
-  const nlohmann::json j = nlohmann::json::parse(r.out);
-  nlohmann::json file = {{"arena_bytes", j["dmo_bytes"]}, {"offsets", j["offsets"]},
-                         {"descending_ops", j["descending_ops"]}};
-  if (j.contains("split")) file["split"] = j["split"];
-  return file;
+  return plan_file_of(nlohmann::json::parse(r.out));
 }
 
 test::CommandResult verify_with_file(const nlohmann::json& file, const std::string& name,
@@ -593,9 +597,7 @@ TEST(SplitAutoSharedModels, CoralMobileNetV2PatchesBelowMcunetsFigureAndVerifies
   for (const nlohmann::json& stage : j["split"]) patches |= stage.value("column_tiles", 1) > 1;
   EXPECT_TRUE(patches) << j["split"].dump();
   // The plan found, proven by a run inside it (the search is not run again).
-  nlohmann::json file = {{"arena_bytes", j["dmo_bytes"]}, {"offsets", j["offsets"]},
-                         {"descending_ops", j["descending_ops"]}, {"split", j["split"]}};
-  const test::CommandResult verified = verify_with_file(file, "coral_patches.json", {}, model);
+  const test::CommandResult verified = verify_with_file(plan_file_of(j), "coral_patches.json", {}, model);
   EXPECT_EQ(verified.exit_status, 0) << verified.out << verified.err;
   EXPECT_NE(verified.out.find("ok: "), std::string::npos) << verified.out;
 }

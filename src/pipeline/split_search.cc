@@ -174,7 +174,7 @@ SplitSearchResult search_split_stages(const Graph& graph, const PlanOptions& opt
   // at once, or taken largest saving first, patch sets can leave the search
   // where no single stage change lowers the arena, above what height tiles
   // alone reach (coral MobileNet v2: 282,240 and 174,704 bytes against
-  // 163,776 this way).
+  // 162,336 this way).
   std::vector<SplitCandidate> height_only, candidates;
   for (const SplitCandidate& c : split_candidates(graph)) {
     if (!within_budget(c.extra_macs)) continue;
