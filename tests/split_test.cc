@@ -520,6 +520,32 @@ TEST(SplitCheckValue, MobileNetV1Uint8FirstPointwiseAndStrideTwoDepthwise) {
   EXPECT_TRUE(verified.ok()) << verified.describe(graph);
 }
 
+TEST(SplitStages, TilingMemoGivesTileStagesTilingOnceAndTheSameSchedule) {
+  const Graph graph = build_zoo_model("mobilenet_v1_0.25_128_uint8");
+  StageTilingMemo memo(graph);
+  const SplitStage rows{2, 3, SplitAxis::kHeight, 4};
+  SplitStage patches = rows;
+  patches.column_tiles = 2;
+  const StageTiling& first = memo.tiling(rows);
+  const StageTiling direct = tile_stage(graph, rows);
+  EXPECT_EQ(first.band_rows, direct.band_rows);
+  EXPECT_EQ(first.band_cols, direct.band_cols);
+  EXPECT_EQ(first.rows.size(), direct.rows.size());
+  EXPECT_EQ(&memo.tiling(rows), &first);       // worked out once
+  EXPECT_NE(&memo.tiling(patches), &first);    // column tiles are another stage
+  EXPECT_EQ(memo.tiling(patches).cols.size(), 8u);
+  const Schedule with_memo = split_schedule(graph, {patches}, {}, &memo);
+  const Schedule without = split_schedule(graph, {patches});
+  ASSERT_EQ(with_memo.steps.size(), without.steps.size());
+  for (size_t i = 0; i < without.steps.size(); ++i) {
+    EXPECT_EQ(with_memo.steps[i].op, without.steps[i].op);
+    EXPECT_EQ(with_memo.steps[i].region.row_begin, without.steps[i].region.row_begin);
+    EXPECT_EQ(with_memo.steps[i].region.col_begin, without.steps[i].region.col_begin);
+  }
+  // A stage that is not a chain is refused through the memo as well.
+  EXPECT_THROW(memo.tiling(SplitStage{2, 3, SplitAxis::kHeight, 1000}), Error);
+}
+
 // ------------------------------------------------------ bad stages
 
 Graph branchy_graph() {

@@ -6,7 +6,6 @@
 #include "dmo/overlap/overlap_candidates.h"
 #include "dmo/runtime/interpreter.h"
 #include "dmo/transform/receptive_field.h"
-#include "dmo/transform/stage_tiling.h"
 
 namespace dmo {
 
@@ -46,9 +45,12 @@ int64_t closed_form_overlap(const Graph& graph, const StageTiling& tiling, const
 }  // namespace
 
 std::vector<StageOverlap> compute_stage_overlaps(const Graph& graph, const Schedule& schedule,
-                                                 const SafeOverlapOptions& options, StageOverlapDepth depth) {
+                                                 const SafeOverlapOptions& options, StageOverlapDepth depth,
+                                                 StageTilingMemo* memo) {
   std::vector<StageOverlap> result;
   if (schedule.stages.empty()) return result;
+  StageTilingMemo own(graph);
+  StageTilingMemo& tilings = memo ? *memo : own;
   const Subgraph& sg = graph.main();
   const std::vector<OverlapCandidate> candidates = overlap_candidates(graph, schedule, options.preserve_graph_inputs);
   std::optional<Interpreter> interpreter;
@@ -74,7 +76,7 @@ std::vector<StageOverlap> compute_stage_overlaps(const Graph& graph, const Sched
     }
     s.input_dies = first.input == s.input && first.input_dies && !read_later_in_stage && s.input != s.output;
     if (options.method != OverlapMethod::kNone) {
-      s.analytic = closed_form_overlap(graph, tile_stage(graph, stage), input, output);
+      s.analytic = closed_form_overlap(graph, tilings.tiling(stage), input, output);
       if (interpreter) {
         AddressMemory memory(s.input, s.output, s.input_bytes, s.output_bytes);
         const StepRange steps = stage_steps(schedule, stage);

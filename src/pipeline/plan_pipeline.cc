@@ -132,7 +132,8 @@ struct ScheduledPlanProblem {
 };
 
 ScheduledPlanProblem scheduled_plan_problem(const Graph& graph, const PlanOptions& options, const Schedule& schedule,
-                                            std::vector<OpOverlap>& overlaps, StageOverlapDepth depth) {
+                                            std::vector<OpOverlap>& overlaps, StageOverlapDepth depth,
+                                            StageTilingMemo* memo = nullptr) {
   ScheduledPlanProblem p;
   p.problem = build_scheduled_problem(graph, schedule);
   p.lifetimes = scheduled_problem_lifetimes(graph, schedule);
@@ -142,7 +143,7 @@ ScheduledPlanProblem scheduled_plan_problem(const Graph& graph, const PlanOption
   unuse_view_overlaps(schedule, overlaps);
   // Overlap pairs join tensors; the scratch buffers come after them.
   add_scheduled_overlap_pairs(graph, schedule, p.problem, overlaps);
-  p.stage_overlaps = compute_stage_overlaps(graph, schedule, safe_overlap_options(options), depth);
+  p.stage_overlaps = compute_stage_overlaps(graph, schedule, safe_overlap_options(options), depth, memo);
   add_stage_overlap_pairs(p.problem, p.stage_overlaps);
   p.scratch_buffers = kernel_scratch_buffers(graph, options.families);
   add_scratch_buffers(p.problem, p.scratch_buffers, p.op_times);
@@ -157,9 +158,9 @@ std::vector<OpOverlap> unsplit_safe_overlaps(const Graph& graph, const PlanOptio
 }
 
 MemoryProblem planned_problem(const Graph& graph, const PlanOptions& options, const Schedule& schedule,
-                              std::vector<OpOverlap> overlaps) {
+                              std::vector<OpOverlap> overlaps, StageTilingMemo* memo) {
   require_reference_kernels_for_split(graph, options);
-  return scheduled_plan_problem(graph, options, schedule, overlaps, StageOverlapDepth::kClosedForm).problem;
+  return scheduled_plan_problem(graph, options, schedule, overlaps, StageOverlapDepth::kClosedForm, memo).problem;
 }
 
 PlanResult plan_model(const Graph& graph, const PlanOptions& options) {
@@ -302,6 +303,12 @@ DmoPlanChoice choose_scheduled_plan(const Graph& graph, const MemoryProblem& pro
                                     int64_t alignment, std::optional<int64_t> bound) {
   if (schedule.band_buffers.empty()) return choose_dmo_plan(problem, alignment);
   return choose_dmo_plan(problem, with_bands_over_whole_stages(graph, problem, schedule), alignment, bound);
+}
+
+Plan scheduled_dmo_plan(const Graph& graph, const MemoryProblem& problem, const Schedule& schedule,
+                        int64_t alignment, std::optional<int64_t> bound) {
+  if (schedule.band_buffers.empty()) return choose_dmo_plan_only(problem, alignment);
+  return choose_dmo_plan_only(problem, with_bands_over_whole_stages(graph, problem, schedule), alignment, bound);
 }
 
 TensorPlacement dmo_placement(const Graph& graph, const PlanResult& result) {

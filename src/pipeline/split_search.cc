@@ -147,6 +147,7 @@ SplitSearchResult search_split_stages(const Graph& graph, const PlanOptions& opt
     }
   }
   const std::vector<OpOverlap> overlaps = unsplit_safe_overlaps(graph, unsplit);
+  StageTilingMemo tilings(graph);
   SplitSearchResult result;
   result.max_recompute_percent = max_recompute_percent;
   // Candidates are planned as plan_model plans dmo's plan (its problem, then
@@ -223,8 +224,8 @@ SplitSearchResult search_split_stages(const Graph& graph, const PlanOptions& opt
       auto build = [&](StageSet set) -> const Trial* {
         PlanOptions split = unsplit;
         split.split = set.split();
-        Schedule schedule = split_schedule(graph, split.split);
-        MemoryProblem problem = planned_problem(graph, split, schedule, overlaps);
+        Schedule schedule = split_schedule(graph, split.split, {}, &tilings);
+        MemoryProblem problem = planned_problem(graph, split, schedule, overlaps, &tilings);
         Trial trial{std::move(set), std::move(schedule), std::move(problem)};
         // A true bound, so a candidate above the arena to beat is never
         // planned; fixed offsets (accelerator ops) may share bytes unchecked.
@@ -245,9 +246,15 @@ SplitSearchResult search_split_stages(const Graph& graph, const PlanOptions& opt
       int64_t best_bytes = current_bytes;
       size_t best_peak_ops = peak.size();
       auto consider = [&](const Trial& trial) {
-        Plan dmo = choose_scheduled_plan(graph, trial.problem, trial.schedule, options.alignment,
-                                         trial.bound_known ? std::optional<int64_t>(trial.bound) : std::nullopt)
-                       .dmo;
+        const std::optional<int64_t> bound =
+            trial.bound_known ? std::optional<int64_t>(trial.bound) : std::nullopt;
+        // dmo's plan alone first (a third of the planning); a set that may
+        // win is planned as plan_model plans it, where an ascending-only
+        // plan can be smaller still.
+        Plan dmo = scheduled_dmo_plan(graph, trial.problem, trial.schedule, options.alignment, bound);
+        if (dmo.arena_size <= best_bytes) {
+          dmo = choose_scheduled_plan(graph, trial.problem, trial.schedule, options.alignment, bound).dmo;
+        }
         const int64_t bytes = dmo.arena_size;
         ++result.candidates_planned;
         arena_of[trial.set.key()] = bytes;

@@ -35,10 +35,17 @@ AliasGroups::AliasGroups(const MemoryProblem& problem) : problem_(problem) {
     root_[static_cast<size_t>(b)] = at;
     offset_in_root_[static_cast<size_t>(b)] = offset;
   }
+  member_begin_.assign(static_cast<size_t>(n) + 1, 0);
+  for (int32_t b = 0; b < n; ++b) ++member_begin_[static_cast<size_t>(root(b)) + 1];
+  for (size_t r = 0; r < static_cast<size_t>(n); ++r) member_begin_[r + 1] += member_begin_[r];
   members_.resize(static_cast<size_t>(n));
+  std::vector<int32_t> next(member_begin_.begin(), member_begin_.end() - 1);
+  // The root first, then the other members by index.
   for (int32_t b = 0; b < n; ++b) {
-    if (is_root(b)) members_[static_cast<size_t>(b)].insert(members_[static_cast<size_t>(b)].begin(), b);
-    else members_[static_cast<size_t>(root(b))].push_back(b);
+    if (is_root(b)) members_[static_cast<size_t>(next[static_cast<size_t>(b)]++)] = b;
+  }
+  for (int32_t b = 0; b < n; ++b) {
+    if (!is_root(b)) members_[static_cast<size_t>(next[static_cast<size_t>(root(b))]++)] = b;
   }
   fixed_root_offset_.resize(static_cast<size_t>(n));
   for (int32_t b = 0; b < n; ++b) {

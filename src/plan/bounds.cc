@@ -78,14 +78,30 @@ std::vector<int64_t> overlap_saving_per_op(const MemoryProblem& problem) {
   std::vector<int64_t> saving(op_count, 0);
   // The pairs live at each op: a pair lives where both its buffers do, one
   // interval, so the ops without a pair cost nothing (long split schedules).
-  std::vector<std::vector<int32_t>> live_pairs(op_count);
-  for (size_t p = 0; p < problem.overlaps.size(); ++p) {
-    const OverlapPair& pair = problem.overlaps[p];
+  // One list, op after op: op o's pairs are live_pairs[begin[o] .. begin[o + 1]).
+  auto live_interval = [&](const OverlapPair& pair) {
     const Lifetime& out = problem.buffers[static_cast<size_t>(pair.output_buffer)].lifetime;
     const Lifetime& in = problem.buffers[static_cast<size_t>(pair.input_buffer)].lifetime;
-    const int32_t first = std::max({out.first, in.first, 0});
-    const int32_t last = std::min({out.last, in.last, problem.op_count - 1});
-    for (int32_t op = first; op <= last; ++op) live_pairs[static_cast<size_t>(op)].push_back(static_cast<int32_t>(p));
+    return std::make_pair(std::max({out.first, in.first, 0}), std::min({out.last, in.last, problem.op_count - 1}));
+  };
+  std::vector<int32_t> starting(op_count + 1, 0);  // pairs starting to live at op, less those ending before it
+  for (const OverlapPair& pair : problem.overlaps) {
+    const auto [first, last] = live_interval(pair);
+    if (first > last) continue;
+    ++starting[static_cast<size_t>(first)];
+    --starting[static_cast<size_t>(last) + 1];
+  }
+  std::vector<int32_t> begin(op_count + 1, 0);
+  int32_t live = 0;
+  for (size_t op = 0; op < op_count; ++op) {
+    live += starting[op];
+    begin[op + 1] = begin[op] + live;
+  }
+  std::vector<int32_t> live_pairs(static_cast<size_t>(begin[op_count]));
+  std::vector<int32_t> next(begin.begin(), begin.end() - 1);
+  for (size_t p = 0; p < problem.overlaps.size(); ++p) {
+    const auto [first, last] = live_interval(problem.overlaps[p]);
+    for (int32_t op = first; op <= last; ++op) live_pairs[static_cast<size_t>(next[static_cast<size_t>(op)]++)] = static_cast<int32_t>(p);
   }
   // Per buffer the largest safe overlap of its pairs live at one op.
   auto raise = [](std::vector<std::pair<int32_t, int64_t>>& largest, int32_t buffer, int64_t overlap) {
@@ -99,11 +115,12 @@ std::vector<int64_t> overlap_saving_per_op(const MemoryProblem& problem) {
   };
   std::vector<std::pair<int32_t, int64_t>> by_output, by_input;
   for (size_t op = 0; op < op_count; ++op) {
-    if (live_pairs[op].empty()) continue;
+    if (begin[op] == begin[op + 1]) continue;
     // The largest safe overlap of each output's and each input's live pairs.
     by_output.clear();
     by_input.clear();
-    for (int32_t p : live_pairs[op]) {
+    for (int32_t i = begin[op]; i < begin[op + 1]; ++i) {
+      const int32_t p = live_pairs[static_cast<size_t>(i)];
       const OverlapPair& pair = problem.overlaps[static_cast<size_t>(p)];
       const int64_t overlap = std::max(pair.safe_overlap, pair.safe_overlap_descending);
       raise(by_output, pair.output_buffer, overlap);

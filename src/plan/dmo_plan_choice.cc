@@ -60,13 +60,21 @@ DmoPlanChoice choose_dmo_plan(const MemoryProblem& problem, int64_t alignment) {
   return choice;
 }
 
+namespace {
+
+// The bound no plan of `problem` is below, rounded as TFLM rounds the arena.
+int64_t rounded_bound(const MemoryProblem& problem, int64_t alignment, std::optional<int64_t> bound) {
+  const int64_t rounding = std::max(alignment, kTflmBufferAlignment);
+  const int64_t lowest = bound ? *bound : chain_lower_bound_with_overlap_bytes(problem);
+  return (lowest + rounding - 1) / rounding * rounding;
+}
+
+}  // namespace
+
 DmoPlanChoice choose_dmo_plan(const MemoryProblem& problem, const MemoryProblem& stricter, int64_t alignment,
                               std::optional<int64_t> bound) {
   DmoPlanChoice choice = choose_dmo_plan(problem, alignment);
-  // Nothing is below the bound (rounded as TFLM rounds the arena).
-  const int64_t rounding = std::max(alignment, kTflmBufferAlignment);
-  const int64_t lowest = bound ? *bound : chain_lower_bound_with_overlap_bytes(problem);
-  const int64_t rounded = (lowest + rounding - 1) / rounding * rounding;
+  const int64_t rounded = rounded_bound(problem, alignment, bound);
   if (choice.dmo.arena_size <= rounded && choice.dmo_ascending.arena_size <= choice.dmo.arena_size) return choice;
   DmoPlanChoice strict = choose_dmo_plan(stricter, alignment);
   require_valid(problem, strict.dmo, alignment);
@@ -76,6 +84,19 @@ DmoPlanChoice choose_dmo_plan(const MemoryProblem& problem, const MemoryProblem&
     choice.dmo_ascending = std::move(strict.dmo_ascending);
   }
   return choice;
+}
+
+Plan choose_dmo_plan_only(const MemoryProblem& problem, int64_t alignment) {
+  return plan_no_worse_than_tflm(problem, alignment);
+}
+
+Plan choose_dmo_plan_only(const MemoryProblem& problem, const MemoryProblem& stricter, int64_t alignment,
+                          std::optional<int64_t> bound) {
+  Plan plan = plan_no_worse_than_tflm(problem, alignment);
+  if (plan.arena_size <= rounded_bound(problem, alignment, bound)) return plan;
+  Plan strict = plan_no_worse_than_tflm(stricter, alignment);
+  require_valid(problem, strict, alignment);
+  return strict.arena_size < plan.arena_size ? strict : plan;
 }
 
 }  // namespace dmo

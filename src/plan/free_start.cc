@@ -17,17 +17,12 @@ int64_t align_down(int64_t value, int64_t alignment) {
 
 int64_t lowest_free_start(StartRanges& forbidden, int64_t alignment, int64_t from) {
   std::sort(forbidden.begin(), forbidden.end());
-  // The candidate only grows, so repeat until no range holds it.
+  // One pass by rising start: the candidate only grows, so a range passed
+  // (ending at or below the candidate then) never holds it later.
   int64_t candidate = align_up(from, alignment);
-  for (bool moved = true; moved;) {
-    moved = false;
-    for (const auto& [lo, hi] : forbidden) {
-      if (lo >= candidate) break;  // sorted: no later range starts below the candidate
-      if (candidate < hi) {
-        candidate = align_up(hi, alignment);
-        moved = true;
-      }
-    }
+  for (const auto& [lo, hi] : forbidden) {
+    if (lo >= candidate) break;  // no later range starts below the candidate
+    if (candidate < hi) candidate = align_up(hi, alignment);
   }
   return candidate;
 }

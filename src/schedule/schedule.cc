@@ -94,7 +94,8 @@ void check_band_buffers(const Graph& graph, const Schedule& schedule) {
     return std::find(sg.inputs.begin(), sg.inputs.end(), t) != sg.inputs.end() ||
            std::find(sg.outputs.begin(), sg.outputs.end(), t) != sg.outputs.end();
   };
-  std::vector<char> banded(sg.tensors.size(), 0);
+  // Per tensor its band buffer (split schedules have thousands of steps).
+  std::vector<const BandBuffer*> band_of(sg.tensors.size(), nullptr);
   for (const BandBuffer& band : schedule.band_buffers) {
     auto fail = [&](const std::string& what) {
       throw Error(fmt::format("{}: band buffer of tensor {}: {}", graph.source, band.tensor, what));
@@ -103,7 +104,8 @@ void check_band_buffers(const Graph& graph, const Schedule& schedule) {
       fail(fmt::format("subgraph 0 has {} tensors", sg.tensors.size()));
     }
     const Tensor& t = sg.tensors[static_cast<size_t>(band.tensor)];
-    if (banded[static_cast<size_t>(band.tensor)]++) fail("the tensor already has a band buffer");
+    if (band_of[static_cast<size_t>(band.tensor)]) fail("the tensor already has a band buffer");
+    band_of[static_cast<size_t>(band.tensor)] = &band;
     if (t.shape.size() != 4) fail(fmt::format("a {}-D tensor; bands are rows of NHWC", t.shape.size()));
     if (t.is_constant || t.is_variable || is_graph_boundary(band.tensor)) fail("bands are for intermediate tensors only");
     if (band.rows < 1 || band.rows > t.shape[1]) fail(fmt::format("{} rows of a tensor of {}", band.rows, t.shape[1]));
@@ -125,8 +127,8 @@ void check_band_buffers(const Graph& graph, const Schedule& schedule) {
       return nullptr;
     };
     for (const BandPosition& p : step.bands) {
-      const BandBuffer* band = band_buffer_of(schedule, p.tensor);
-      if (band == nullptr) fail(fmt::format("a band position for tensor {}, which has no band buffer", p.tensor));
+      const bool in_range = p.tensor >= 0 && static_cast<size_t>(p.tensor) < sg.tensors.size();
+      if (!in_range || band_of[static_cast<size_t>(p.tensor)] == nullptr) fail(fmt::format("a band position for tensor {}, which has no band buffer", p.tensor));
       const bool touched = std::find(op.inputs.begin(), op.inputs.end(), p.tensor) != op.inputs.end() ||
                            std::find(op.outputs.begin(), op.outputs.end(), p.tensor) != op.outputs.end();
       if (!touched) fail(fmt::format("a band position for tensor {}, which the op does not touch", p.tensor));
@@ -139,14 +141,14 @@ void check_band_buffers(const Graph& graph, const Schedule& schedule) {
       }
     }
     auto require_position = [&](int32_t t) {
-      if (t != kNoTensor && band_buffer_of(schedule, t) && !position(t)) {
+      if (t != kNoTensor && band_of[static_cast<size_t>(t)] && !position(t)) {
         fail(fmt::format("tensor {} is band-buffered but the step does not say where its band starts", t));
       }
     };
     for (int32_t t : op.inputs) require_position(t);
     for (int32_t t : op.outputs) require_position(t);
     if (op.outputs.empty()) continue;
-    const BandBuffer* out_band = band_buffer_of(schedule, op.outputs[0]);
+    const BandBuffer* out_band = op.outputs[0] == kNoTensor ? nullptr : band_of[static_cast<size_t>(op.outputs[0])];
     if (out_band == nullptr) continue;
     const Shape& out_shape = sg.tensors[static_cast<size_t>(op.outputs[0])].shape;
     const IndexRange rows = step.region.rows(out_shape[1]), cols = step.region.cols(out_shape[2]);

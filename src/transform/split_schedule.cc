@@ -15,15 +15,17 @@ std::vector<StageTiling> stage_tilings(const Graph& graph, const Schedule& sched
 }
 
 Schedule split_schedule(const Graph& graph, const std::vector<SplitStage>& stages,
-                        const std::vector<int32_t>& descending) {
+                        const std::vector<int32_t>& descending, StageTilingMemo* memo) {
   const Subgraph& sg = graph.main();
   Schedule schedule;
   schedule.stages = stages;
-  std::vector<StageTiling> tilings = stage_tilings(graph, schedule);
+  StageTilingMemo own(graph);
+  std::vector<const StageTiling*> tilings;
+  for (const SplitStage& stage : stages) tilings.push_back(&(memo ? *memo : own).tiling(stage));
   // The stage (index into tilings) each op runs in, -1 for none.
   std::vector<int32_t> stage_of(sg.ops.size(), -1);
   for (size_t s = 0; s < tilings.size(); ++s) {
-    const SplitStage& stage = tilings[s].stage;
+    const SplitStage& stage = tilings[s]->stage;
     for (int32_t op = stage.first_op; op <= stage.last_op; ++op) {
       int32_t& owner = stage_of[static_cast<size_t>(op)];
       if (owner >= 0) {
@@ -41,7 +43,7 @@ Schedule split_schedule(const Graph& graph, const std::vector<SplitStage>& stage
       schedule.steps.push_back(step);
       continue;
     }
-    const StageTiling& tiling = tilings[static_cast<size_t>(stage_of[static_cast<size_t>(op)])];
+    const StageTiling& tiling = *tilings[static_cast<size_t>(stage_of[static_cast<size_t>(op)])];
     const int32_t n = tiling.op_count();
     for (int32_t k = 0; k + 1 < n; ++k) {
       schedule.band_buffers.push_back({tiling.outputs[static_cast<size_t>(k)], tiling.band_rows[static_cast<size_t>(k)],

@@ -184,6 +184,13 @@ SplitStage parse_split_spec(const std::string& spec) {
   return stage;
 }
 
+const StageTiling& StageTilingMemo::tiling(const SplitStage& stage) {
+  const auto key = std::make_tuple(stage.first_op, stage.last_op, stage.tiles, stage.column_tiles);
+  auto found = tilings_.find(key);
+  if (found == tilings_.end()) found = tilings_.emplace(key, tile_stage(graph_, stage)).first;
+  return found->second;
+}
+
 std::string split_spec(const SplitStage& stage) {
   std::string spec = fmt::format("{}-{}:{}", stage.first_op, stage.last_op, stage.tiles);
   if (stage.column_tiles > 1) spec += fmt::format("x{}", stage.column_tiles);

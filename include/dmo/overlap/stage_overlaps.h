@@ -13,6 +13,7 @@
 #include "dmo/overlap/safe_overlaps.h"
 #include "dmo/plan/memory_problem.h"
 #include "dmo/schedule/schedule.h"
+#include "dmo/transform/stage_tiling.h"
 
 namespace dmo {
 
@@ -41,8 +42,10 @@ enum class StageOverlapDepth { kClosedForm, kLoopNests };
 // options.method (algorithmic: the loop nests' value, when computed),
 // floored to options.alignment; 0 when the input does not die in the stage
 // or the method is none.
+// `memo`: the stages' tilings already worked out (transform/stage_tiling.h).
 std::vector<StageOverlap> compute_stage_overlaps(const Graph& graph, const Schedule& schedule,
-                                                 const SafeOverlapOptions& options, StageOverlapDepth depth);
+                                                 const SafeOverlapOptions& options, StageOverlapDepth depth,
+                                                 StageTilingMemo* memo = nullptr);
 
 // One ascending overlap pair per stage with used_bytes > 0, keyed to the
 // stage's first op (its walk: its own pairs are unused, see below).

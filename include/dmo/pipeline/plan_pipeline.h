@@ -127,15 +127,20 @@ std::vector<OpOverlap> unsplit_safe_overlaps(const Graph& graph, const PlanOptio
 // `schedule` (split_schedule of options.split), from unsplit_safe_overlaps:
 // for bounds and plans of candidates. The stages' own O_s is their closed
 // form here (a lower bound of the loop nests' value plan_model uses), so
-// trying a stage runs no kernel.
+// trying a stage runs no kernel. `memo`: the stages' tilings already worked out.
 MemoryProblem planned_problem(const Graph& graph, const PlanOptions& options, const Schedule& schedule,
-                              std::vector<OpOverlap> overlaps);
+                              std::vector<OpOverlap> overlaps, StageTilingMemo* memo = nullptr);
 
 // dmo's plans of a schedule's problem: with split stages, also planned
 // with their bands live over the whole stage, and the smaller taken.
 // `bound`: the problem's chain_lower_bound_with_overlap_bytes, when known.
 DmoPlanChoice choose_scheduled_plan(const Graph& graph, const MemoryProblem& problem, const Schedule& schedule,
                                     int64_t alignment, std::optional<int64_t> bound = std::nullopt);
+
+// The same without the ascending-only plans (choose_dmo_plan_only): dmo's
+// plan for a search comparing arenas.
+Plan scheduled_dmo_plan(const Graph& graph, const MemoryProblem& problem, const Schedule& schedule,
+                        int64_t alignment, std::optional<int64_t> bound = std::nullopt);
 
 // The placement of dmo's plan (offsets per tensor, descending ops).
 TensorPlacement dmo_placement(const Graph& graph, const PlanResult& result);

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "dmo/plan/memory_problem.h"
@@ -25,7 +26,11 @@ class AliasGroups {
   // offset(buffer) - offset(root(buffer)).
   int64_t offset_in_root(int32_t buffer) const { return offset_in_root_[static_cast<size_t>(buffer)]; }
   // The group of a root, root first; empty for other buffers.
-  const std::vector<int32_t>& members(int32_t root) const { return members_[static_cast<size_t>(root)]; }
+  std::span<const int32_t> members(int32_t root) const {
+    const auto r = static_cast<size_t>(root);
+    return std::span<const int32_t>(members_).subspan(static_cast<size_t>(member_begin_[r]),
+                                                      static_cast<size_t>(member_begin_[r + 1] - member_begin_[r]));
+  }
   // The root's offset the group's fixed offsets imply, if it has any.
   const std::optional<int64_t>& fixed_root_offset(int32_t root) const {
     return fixed_root_offset_[static_cast<size_t>(root)];
@@ -40,7 +45,12 @@ class AliasGroups {
   const MemoryProblem& problem_;
   std::vector<int32_t> root_;
   std::vector<int64_t> offset_in_root_;
-  std::vector<std::vector<int32_t>> members_;
+  // Every group's members in one list, group after group (a problem is
+  // built and planned hundreds of times in a split search: one allocation,
+  // not one per buffer); root r's are members_[member_begin_[r] ..
+  // member_begin_[r + 1]).
+  std::vector<int32_t> members_;
+  std::vector<int32_t> member_begin_;
   std::vector<std::optional<int64_t>> fixed_root_offset_;
 };
 

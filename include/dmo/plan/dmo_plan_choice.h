@@ -34,4 +34,12 @@ DmoPlanChoice choose_dmo_plan(const MemoryProblem& problem, int64_t alignment);
 DmoPlanChoice choose_dmo_plan(const MemoryProblem& problem, const MemoryProblem& stricter, int64_t alignment,
                               std::optional<int64_t> bound = std::nullopt);
 
+// dmo's plan only (choose_dmo_plan's `dmo` without the ascending-only
+// plan it may take instead) and the same, the smaller of `problem`'s and `stricter`'s: what a
+// search comparing arenas needs, without the ascending-only plans. (Where
+// the ascending-only plan packs tighter, choose_dmo_plan's is smaller.)
+Plan choose_dmo_plan_only(const MemoryProblem& problem, int64_t alignment);
+Plan choose_dmo_plan_only(const MemoryProblem& problem, const MemoryProblem& stricter, int64_t alignment,
+                          std::optional<int64_t> bound = std::nullopt);
+
 }  // namespace dmo

@@ -16,8 +16,9 @@ namespace dmo {
 // Throws dmo::Error naming the op when a stage is not a splittable chain
 // (stage_tiling.h) or two stages share an op. Ops in `descending` walk
 // descending unless they run in a stage (whose steps walk ascending).
+// `memo`: tilings already worked out (and kept for later calls).
 Schedule split_schedule(const Graph& graph, const std::vector<SplitStage>& stages,
-                        const std::vector<int32_t>& descending = {});
+                        const std::vector<int32_t>& descending = {}, StageTilingMemo* memo = nullptr);
 
 // The tiling of each of the schedule's stages, in its order.
 std::vector<StageTiling> stage_tilings(const Graph& graph, const Schedule& schedule);

@@ -9,7 +9,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "dmo/model/graph.h"
@@ -40,6 +42,19 @@ struct StageTiling {
 // op kind that cannot be split along the height axis, or more tiles than
 // the last output has rows (column tiles than it has columns).
 StageTiling tile_stage(const Graph& graph, const SplitStage& stage);
+
+// Tilings by stage, each worked out once: a split search builds hundreds of
+// schedules and problems from the same few dozen stages. Holds `graph`.
+class StageTilingMemo {
+ public:
+  explicit StageTilingMemo(const Graph& graph) : graph_(graph) {}
+  // tile_stage(graph, stage), computed the first time it is asked for.
+  const StageTiling& tiling(const SplitStage& stage);
+
+ private:
+  const Graph& graph_;
+  std::map<std::tuple<int32_t, int32_t, int32_t, int32_t>, StageTiling> tilings_;
+};
 
 // Whether op `op` of subgraph 0 passes its output 0 to op + 1 alone, as
 // its input 0 (a link of a splittable chain).
