@@ -309,6 +309,11 @@ TEST(ReorderPlanFile, RoundTripAndVerify) {
       run_dmo({"verify", model, "--plan", files.write("unordered.json", file_order_plan.dump())});
   EXPECT_EQ(unordered.exit_status, 1) << unordered.out << unordered.err;
 
+  // Without --reorder: file order, and the method says it was not searched.
+  const nlohmann::json unsearched = nlohmann::json::parse(run_dmo({"plan", model, "--json"}).out);
+  EXPECT_EQ(unsearched["order"].get<std::vector<int32_t>>(), file_order(graph));
+  EXPECT_EQ(unsearched["reorder_method"], "none");
+
   EXPECT_EQ(run_dmo({"verify", model, "--reorder", "auto"}).exit_status, 0);
   const test::CommandResult ran = run_dmo({"run", model, "--plan", path});
   EXPECT_EQ(ran.exit_status, 0) << ran.err;

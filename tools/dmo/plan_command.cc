@@ -5,6 +5,7 @@
 
 #include "commands.h"
 #include "dmo/error.h"
+#include "dmo/model/op_order.h"
 #include "dmo/pipeline/model_source.h"
 #include "dmo/pipeline/reordered_plan.h"
 #include "dmo/pipeline/split_search.h"
@@ -111,7 +112,12 @@ Command add_plan_command(CLI::App& app) {
     if (!options->svg.empty()) write_text_file(options->svg, plan_svg(planned_graph, report));
     if (options->json) {
       nlohmann::json j = plan_report_json(planned_graph, report, found);
-      if (reordered) j = reorder_report_json(*reordered, std::move(j));
+      if (reordered) {
+        j = reorder_report_json(*reordered, std::move(j));
+      } else {
+        j["order"] = file_order(graph);
+        j["reorder_method"] = reorder_method_name(ReorderMethod::kNone);
+      }
       std::cout << j.dump(2) << '\n';
       return 0;
     }
