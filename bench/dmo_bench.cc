@@ -3,12 +3,14 @@
 // --benchmark_repetitions=5 --benchmark_report_aggregates_only=true.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
 #include "dmo/overlap/safe_overlaps.h"
+#include "dmo/pipeline/reordered_plan.h"
 #include "dmo/pipeline/split_request.h"
 #include "dmo/pipeline/split_search.h"
 #include "dmo/plan/dmo_plan_choice.h"
@@ -125,6 +127,56 @@ void register_model_runs() {
   }
 }
 const bool kModelRunsRegistered = (register_model_runs(), true);
+
+// `dmo plan --reorder auto`: the order search alone (the safe overlaps
+// computed once, as the pipeline does), per shared model, with the method
+// it took and the sets of executed ops it visited as counters.
+void reorder_search(benchmark::State& state, const std::string& path) {
+  dmo::Graph graph = dmo::read_tflite_file(path);
+  const dmo::PlanOptions options;
+  const std::vector<dmo::OpOverlap> overlaps = dmo::unsplit_safe_overlaps(graph, options);
+  dmo::OrderSearch found;
+  for (auto _ : state) found = dmo::search_order_for(graph, overlaps, options);
+  // 1 when the order is exact (a chain needs no search), 0 for the beam.
+  state.counters["exact"] = found.method == dmo::ReorderMethod::kExact || found.method == dmo::ReorderMethod::kChain;
+  state.counters["states"] = static_cast<double>(found.states_visited);
+  state.counters["ops"] = static_cast<double>(graph.main().ops.size());
+}
+
+// The whole of `dmo plan --reorder auto` (import excluded): both orders
+// planned with and without in-place concatenation.
+void reorder_plan(benchmark::State& state, const std::string& path) {
+  dmo::Graph graph = dmo::read_tflite_file(path);
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(dmo::plan_with_reorder(graph, {}, dmo::ReorderRequest::kAuto).plan.dmo.arena_size);
+  }
+}
+
+void register_reorder() {
+  const char* env = std::getenv("DMO_SHARED_DIR");
+  const std::filesystem::path models = std::filesystem::path(env ? env : DMO_SHARED_DIR) / "models";
+  std::error_code ec;
+  std::vector<std::string> paths;
+  for (const auto& entry : std::filesystem::directory_iterator(models, ec)) {
+    if (entry.path().extension() == ".tflite") paths.push_back(entry.path().string());
+  }
+  std::sort(paths.begin(), paths.end());
+  for (const std::string& path : paths) {
+    const std::string stem = std::filesystem::path(path).stem().string();
+    benchmark::RegisterBenchmark(("BM_ReorderSearch/" + stem).c_str(),
+                                 [path](benchmark::State& state) { reorder_search(state, path); })
+        ->Unit(benchmark::kMillisecond);
+  }
+  for (const char* name : {"litert_topo_sort_fork", "litert_topo_sort_interleaved", "tiny_resnet8_int8"}) {
+    const std::string path = shared_model(name);
+    benchmark::RegisterBenchmark((std::string("BM_PlanReorderAuto/") + name).c_str(),
+                                 [path](benchmark::State& state) {
+                                   if (have(path, state)) reorder_plan(state, path);
+                                 })
+        ->Unit(benchmark::kMillisecond);
+  }
+}
+const bool kReorderRegistered = (register_reorder(), true);
 
 }  // namespace
 

@@ -11,6 +11,7 @@
 #include "dmo/error.h"
 #include "dmo/model/lifetime.h"
 #include "dmo/model/model_timeline.h"
+#include "dmo/model/op_order.h"
 #include "dmo/plan/memory_problem.h"
 #include "dmo/schedule/schedule.h"
 #include "dmo/transform/concat_in_place.h"
@@ -54,6 +55,20 @@ std::vector<int32_t> concat_in_place_ops_of(const nlohmann::json& list, const st
     throw Error(fmt::format("{}: concat_in_place: {}", path, e.what()));
   }
   return ops;
+}
+
+// The "order" list: every op of subgraph 0 once, in a topological order.
+std::vector<int32_t> op_order_of(const nlohmann::json& list, const std::string& path, const Graph& graph) {
+  if (!list.is_array()) throw Error(fmt::format("{}: order must be a list of op indices", path));
+  std::vector<int32_t> order;
+  const auto ops = static_cast<int64_t>(graph.main().ops.size());
+  for (const auto& op : list) {
+    if (!op.is_number_integer()) throw Error(fmt::format("{}: order must be integers", path));
+    order.push_back(static_cast<int32_t>(integer_in(op, path, "order: op", 0, std::max<int64_t>(ops - 1, 0))));
+  }
+  const std::string problem = op_order_problem(graph, order);
+  if (!problem.empty()) throw Error(fmt::format("{}: order: {}", path, problem));
+  return order;
 }
 
 // The "split" list: stages as `dmo plan --json` writes them.
@@ -126,9 +141,9 @@ PlacementFile read_placement_file(const std::string& path, const Graph& graph) {
   // A misspelt field (say "descending_op") would otherwise be ignored silently.
   for (const auto& field : j.items()) {
     if (field.key() != "arena_bytes" && field.key() != "offsets" && field.key() != "descending_ops" &&
-        field.key() != "split" && field.key() != "concat_in_place") {
+        field.key() != "split" && field.key() != "concat_in_place" && field.key() != "order") {
       throw Error(fmt::format("{}: unknown field '{}' (a plan file has arena_bytes, offsets, descending_ops, split, "
-                              "concat_in_place)", path,
+                              "concat_in_place, order)", path,
                               field.key()));
     }
   }
@@ -141,6 +156,10 @@ PlacementFile read_placement_file(const std::string& path, const Graph& graph) {
   if (j.contains("concat_in_place")) file.concat_in_place = concat_in_place_ops_of(j["concat_in_place"], path, graph);
   if (!file.split.empty() && !file.concat_in_place.empty()) {
     throw Error(fmt::format("{}: concat_in_place cannot be combined with split stages", path));
+  }
+  if (j.contains("order")) {
+    file.order = op_order_of(j["order"], path, graph);
+    if (!file.split.empty()) throw Error(fmt::format("{}: order cannot be combined with split stages", path));
   }
   // A split stage's intermediates take only their largest band.
   const Schedule schedule = file.split.empty() ? Schedule{} : split_schedule(graph, file.split);
@@ -188,11 +207,20 @@ PlacementFile read_placement_file(const std::string& path, const Graph& graph) {
           static_cast<int32_t>(integer_in(op, path, "descending op", 0, std::max<int64_t>(ops - 1, 0))));
     }
   }
+  if (!file.order.empty()) {
+    // From here on the reordered graph's indices.
+    placement.descending_ops = reordered_op_indices(file.order, placement.descending_ops);
+    file.concat_in_place = reordered_op_indices(file.order, file.concat_in_place);
+  }
   return file;
 }
 
 PlacementFile read_placement_file(const std::string& path, const Graph& graph, const SplitRequest& split) {
   PlacementFile file = read_placement_file(path, graph);
+  if (!file.order.empty() && split.method != SplitMethod::kNone) {
+    throw Error(fmt::format("{}: the plan file runs its ops in its own order; --split runs op ranges of file order",
+                            path));
+  }
   if (!file.split.empty() && split.method == SplitMethod::kManual) {
     throw Error(fmt::format("{}: the plan file names its split stages; --split would run others", path));
   }

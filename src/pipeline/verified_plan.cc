@@ -7,6 +7,7 @@
 #include "dmo/error.h"
 #include "dmo/model/lifetime.h"
 #include "dmo/model/model_timeline.h"
+#include "dmo/model/op_order.h"
 #include "dmo/overlap/safe_overlaps.h"
 #include "dmo/overlap/stage_overlaps.h"
 #include "dmo/overlap/view_overlaps.h"
@@ -71,13 +72,20 @@ PlanToVerify offline_placement(const Graph& graph) {
 
 PlanToVerify choose_plan_to_verify(const Graph& graph, const std::string& plan, const VerifyProgress& progress,
                                    const std::vector<KernelFamily>& families, const SplitRequest& split,
-                                   bool concat_in_place) {
+                                   bool concat_in_place, ReorderRequest reorder) {
   // An op dmo cannot run makes the proof impossible: say so before planning,
   // which takes seconds on large models.
   for (KernelFamily family : families) require_kernels(graph, family);
   if (split.method == SplitMethod::kManual) split_schedule(graph, split.stages);  // a bad stage is named before planning
   const bool dmo_plan = plan == "dmo" || (plan.empty() && (!graph.offline_plan || split.method != SplitMethod::kNone));
-  if (plan.empty() && !dmo_plan) return offline_placement(graph);
+  if (reorder == ReorderRequest::kAuto && split.method != SplitMethod::kNone) {
+    throw Error("--reorder auto cannot be combined with --split (split stages are op ranges of file order)");
+  }
+  if (reorder == ReorderRequest::kAuto && !plan.empty() && plan != "dmo") {
+    throw Error(fmt::format("{}: --reorder auto plans with dmo; a plan file names its own \"order\"", plan));
+  }
+  const bool dmo_reordered = reorder == ReorderRequest::kAuto;
+  if (plan.empty() && !dmo_plan && !dmo_reordered) return offline_placement(graph);
   PlanOptions options;
   options.progress = progress;
   options.families = families;
@@ -85,6 +93,12 @@ PlanToVerify choose_plan_to_verify(const Graph& graph, const std::string& plan, 
   if (dmo_plan && split.method == SplitMethod::kAuto) {
     SplitSearchResult found = search_split_stages(graph, options, split.max_recompute_percent);
     return {PlanSource::kDmo, dmo_placement(graph, found.plan), 0, found.stages};
+  }
+  if (dmo_reordered) {
+    const ReorderedPlan planned = plan_with_reorder(graph, options, reorder);
+    PlanToVerify chosen{PlanSource::kDmo, dmo_placement(planned.graph, planned.plan), 0, {}, planned.plan.concat_in_place};
+    if (planned.reordered()) chosen.order = planned.order;
+    return chosen;
   }
   if (dmo_plan) {
     options.split = split.stages;
@@ -99,7 +113,12 @@ PlanToVerify choose_plan_to_verify(const Graph& graph, const std::string& plan, 
     throw Error(fmt::format("{}: --split auto plans with dmo; a plan file is planned already", plan));
   }
   PlacementFile file = read_placement_file(plan, graph, split);
-  return {PlanSource::kFile, std::move(file.placement), 0, std::move(file.split), std::move(file.concat_in_place)};
+  return {PlanSource::kFile, std::move(file.placement), 0, std::move(file.split), std::move(file.concat_in_place),
+          std::move(file.order)};
+}
+
+Graph graph_of_plan(const Graph& graph, const PlanToVerify& plan) {
+  return plan.order.empty() ? graph : reordered_graph(graph, plan.order);
 }
 
 std::vector<std::string> validate_placement(const Graph& graph, const TensorPlacement& placement,

@@ -32,6 +32,13 @@ enum ModelField : uint16_t {
   kModelMetadata = 6,
   kModelSignatureDefs = 7,
 };
+enum SubGraphField : uint16_t {
+  kSubGraphTensors = 0,
+  kSubGraphInputs = 1,
+  kSubGraphOutputs = 2,
+  kSubGraphOperators = 3,
+  kSubGraphName = 4,
+};
 enum BufferField : uint16_t { kBufferData = 0, kBufferOffset = 1, kBufferSize = 2 };
 enum MetadataField : uint16_t { kMetadataName = 0, kMetadataBuffer = 1 };
 
@@ -76,12 +83,14 @@ void require_known_fields(const void* table, uint16_t known_count, const std::st
 
 class PlanWriter {
  public:
-  PlanWriter(std::span<const uint8_t> file, const OfflinePlan& plan, const std::string& source)
-      : file_(file), plan_(plan), source_(source) {}
+  PlanWriter(std::span<const uint8_t> file, const OfflinePlan& plan, const std::string& source,
+             const std::vector<int32_t>& main_op_order)
+      : file_(file), plan_(plan), source_(source), order_(main_op_order) {}
 
   std::vector<uint8_t> run() {
     open_model();
     check_plan();
+    check_order();
     find_existing_plans();
     check_buffers();
     std::vector<uint8_t> out = build();
@@ -132,6 +141,47 @@ class PlanWriter {
                          i, plan_.offsets[i]));
       }
     }
+  }
+
+  // A new operator order for subgraph 0 names each of its operators once;
+  // the SubGraph table is re-created, so it may carry only fields it knows.
+  void check_order() const {
+    if (order_.empty()) return;
+    const fb::SubGraph* main = model_->subgraphs() && model_->subgraphs()->size() > 0 ? model_->subgraphs()->Get(0) : nullptr;
+    const uint32_t ops = main && main->operators() ? main->operators()->size() : 0;
+    std::vector<char> seen(ops, 0);
+    if (order_.size() != ops) fail(fmt::format("the op order has {} ops, subgraph 0 has {}", order_.size(), ops));
+    for (int32_t op : order_) {
+      if (op < 0 || static_cast<uint32_t>(op) >= ops || seen[static_cast<size_t>(op)]) {
+        fail(fmt::format("the op order names op {} out of range or twice", op));
+      }
+      seen[static_cast<size_t>(op)] = 1;
+    }
+    require_known_fields(main, kSubGraphName + 1, "SubGraph table 0", source_);
+  }
+
+  // The subgraphs vector at `subgraphs` with subgraph 0's operators in the
+  // new order (placed after the root: front references point forward).
+  void write_reordered_subgraphs(FrontBuilder& front, Label subgraphs) const {
+    const Label main = front.new_label();
+    const Label operators = front.new_label();
+    std::vector<Target> subgraph_targets = {Target::front(main)};
+    for (uint32_t s = 1; s < model_->subgraphs()->size(); ++s) subgraph_targets.push_back(blob(model_->subgraphs()->Get(s)));
+    front.reference_vector(subgraphs, subgraph_targets);
+    const fb::SubGraph* original = model_->subgraphs()->Get(0);
+    std::vector<Field> fields;
+    auto reuse = [&](uint16_t id, const void* object) {
+      if (object) fields.push_back(Field::reference(id, blob(object)));
+    };
+    reuse(kSubGraphTensors, original->tensors());
+    reuse(kSubGraphInputs, original->inputs());
+    reuse(kSubGraphOutputs, original->outputs());
+    fields.push_back(Field::reference(kSubGraphOperators, Target::front(operators)));
+    reuse(kSubGraphName, original->name());
+    front.table(main, fields);
+    std::vector<Target> operator_targets;
+    for (int32_t op : order_) operator_targets.push_back(blob(original->operators()->Get(static_cast<uint32_t>(op))));
+    front.reference_vector(operators, operator_targets);
   }
 
   // Bytes of buffer `index` as the reader sees them: inline data, or the
@@ -221,13 +271,16 @@ class PlanWriter {
       if (object) fields.push_back(Field::reference(id, blob(object)));
     };
     reuse(kModelOperatorCodes, model_->operator_codes());
-    reuse(kModelSubgraphs, model_->subgraphs());
+    const Label subgraphs = front.new_label();
+    if (order_.empty()) reuse(kModelSubgraphs, model_->subgraphs());
+    else fields.push_back(Field::reference(kModelSubgraphs, Target::front(subgraphs)));
     reuse(kModelDescription, model_->description());
     fields.push_back(Field::reference(kModelBuffers, Target::front(buffers)));
     reuse(kModelMetadataBuffer, model_->metadata_buffer());
     fields.push_back(Field::reference(kModelMetadata, Target::front(metadata)));
     reuse(kModelSignatureDefs, model_->signature_defs());
     front.table(root, fields);
+    if (!order_.empty()) write_reordered_subgraphs(front, subgraphs);
 
     // Buffers: the original tables, except the replaced plan slot and tables
     // holding an absolute file offset, which moves with the original bytes.
@@ -325,6 +378,7 @@ class PlanWriter {
   std::span<const uint8_t> file_;
   const OfflinePlan& plan_;
   std::string source_;
+  const std::vector<int32_t>& order_;
   const fb::Model* model_ = nullptr;
   size_t tensor_count_ = 0;
   uint32_t buffer_count_ = 0;
@@ -337,8 +391,8 @@ class PlanWriter {
 }  // namespace
 
 std::vector<uint8_t> with_offline_plan(std::span<const uint8_t> original_file, const OfflinePlan& plan,
-                                       const std::string& source) {
-  return PlanWriter(original_file, plan, source).run();
+                                       const std::string& source, const std::vector<int32_t>& main_op_order) {
+  return PlanWriter(original_file, plan, source, main_op_order).run();
 }
 
 }  // namespace dmo

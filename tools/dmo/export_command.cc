@@ -1,6 +1,7 @@
 // `dmo export`: the model with dmo's arena plan stored as TFLM's
 // OfflineMemoryAllocation metadata, and/or the same plan as a C header.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <iostream>
 #include <optional>
@@ -9,7 +10,9 @@
 #include "commands.h"
 #include "dmo/error.h"
 #include "dmo/pipeline/model_source.h"
+#include "dmo/model/op_order.h"
 #include "dmo/pipeline/plan_pipeline.h"
+#include "dmo/pipeline/reordered_plan.h"
 #include "dmo/pipeline/split_request.h"
 #include "dmo/pipeline/tflm_export.h"
 #include "dmo/tflite/reader.h"
@@ -17,6 +20,7 @@
 #include "output_file.h"
 #include "kernels_option.h"
 #include "progress.h"
+#include "reorder_option.h"
 
 namespace dmo::cli {
 
@@ -34,6 +38,7 @@ Command add_export_command(CLI::App& app) {
     bool json = false, preserve_inputs = false;
     std::string kernels = "all";
     std::vector<std::string> split;
+    std::string reorder = "none";
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
@@ -52,6 +57,7 @@ Command add_export_command(CLI::App& app) {
   cmd->add_option("--split", o->split,
                   "accepted for symmetry with plan/verify/run, but never exported: TFLM runs every op whole, so the "
                   "file holds the unsplit plan");
+  add_reorder_option(cmd, o->reorder);
   return [o] {
     // TFLM cannot run a split schedule: the stages are checked for form only.
     const bool split_asked = parse_split_request(o->split).method != SplitMethod::kNone;
@@ -66,16 +72,22 @@ Command add_export_command(CLI::App& app) {
     ascending_only.families = kernel_families(o->kernels);
     ascending_only.preserve_graph_inputs = o->preserve_inputs;
     ascending_only.progress = progress_reporter("export", "planning: safe overlaps", "op walks");
-    PlanResult report = plan_model(graph, ascending_only);
+    // With --reorder auto the file's subgraph 0 gets its operators in the
+    // order found (TFLM runs operators in file order); the plan is for it.
+    ReorderedPlan reordered = plan_with_reorder(graph, ascending_only, reorder_request(o->reorder));
+    const std::vector<int32_t> order = reordered.reordered() ? reordered.order : std::vector<int32_t>{};
+    graph = std::move(reordered.graph);
+    const PlanResult& report = reordered.plan;
     const TflmDeployment deployment = choose_tflm_deployment(graph, report, o->preserve_inputs);
     const OfflinePlan& plan = deployment.words;
 
     // Everything is computed and checked before the first file is moved into place.
     std::optional<OutputFile> tflite, header;
     if (!o->output.empty()) {
-      std::vector<uint8_t> bytes = with_offline_plan(model.bytes, plan, model.source);
+      std::vector<uint8_t> bytes = with_offline_plan(model.bytes, plan, model.source, order);
       Graph back = read_tflite_bytes(bytes, o->output);
-      if (!back.offline_plan || back.offline_plan->offsets != plan.offsets) {
+      if (!back.offline_plan || back.offline_plan->offsets != plan.offsets ||
+          back.main().ops.size() != graph.main().ops.size()) {
         throw Error(fmt::format("{}: internal error: the written plan does not read back", o->output));
       }
       tflite.emplace(o->output);
@@ -103,7 +115,9 @@ Command add_export_command(CLI::App& app) {
                           {"safe_for", deployment_safe_for(deployment)},
                           {"preserve_inputs", o->preserve_inputs},
                           {"overwritten_inputs", deployment.overwritten_inputs},
-                          {"subgraphs", graph.subgraphs.size()}};
+                          {"subgraphs", graph.subgraphs.size()},
+                          {"reorder_method", reorder_method_name(reordered.method)},
+                          {"order", reordered.order}};
       if (split_asked) j["split"] = kSplitNotExported;
       std::cout << j.dump(2) << '\n';
       return 0;
@@ -121,6 +135,10 @@ Command add_export_command(CLI::App& app) {
         deployment.arena_bytes,
         deployment.without_export_bytes, deployment.arena_bytes);
     if (split_asked) std::cout << kSplitNotExported << '\n';
+    if (!order.empty()) {
+      std::cout << fmt::format("subgraph 0's operators written in the order (original indices) {}\n",
+                               fmt::join(order, " "));
+    }
     std::cout << "safe for: " << deployment_safe_for(deployment) << '\n' << graph_inputs_statement(graph, deployment) << '\n';
     return 0;
   };

@@ -5,17 +5,21 @@
 
 #include "commands.h"
 #include "dmo/error.h"
+#include "dmo/model/op_order.h"
 #include "dmo/pipeline/model_source.h"
+#include "dmo/pipeline/reordered_plan.h"
 #include "dmo/pipeline/split_search.h"
 #include "dmo/plan/problem_file.h"
 #include "dmo/report/plan_report.h"
 #include "dmo/report/plan_svg.h"
+#include "dmo/report/reorder_report.h"
 #include "dmo/report/split_report.h"
 #include "dmo/runtime/plan_verifier.h"
 #include "dmo/zoo/zoo.h"
 #include "io_files.h"
 #include "kernels_option.h"
 #include "progress.h"
+#include "reorder_option.h"
 #include "split_option.h"
 
 namespace dmo::cli {
@@ -34,6 +38,7 @@ Command add_plan_command(CLI::App& app) {
     SplitArguments split;
     bool split_report = false;
     bool concat_in_place = false;
+    std::string reorder = "none";
   };
   auto options = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("plan", "Arena figures of a model: naive, TFLM's greedy planner, lower bound");
@@ -57,6 +62,7 @@ Command add_plan_command(CLI::App& app) {
   cmd->add_flag("--concat-in-place", options->concat_in_place,
                 "the producers of CONCATENATION and PACK inputs write straight into their slice of the output, "
                 "where that does not raise dmo's arena; those ops then copy nothing (not with --split)");
+  add_reorder_option(cmd, options->reorder);
   cmd->add_flag("--split-report", options->split_report,
                 "with --split auto: print the trade-off curve, arena bytes against extra MACs, of the stage sets the "
                 "search planned");
@@ -84,22 +90,39 @@ Command add_plan_command(CLI::App& app) {
     report_options.split = split.stages;
     report_options.concat_in_place = options->concat_in_place;
     report_options.progress = progress_reporter("plan", "safe overlaps", "op walks");
+    const ReorderRequest reorder = reorder_request(options->reorder);
+    if (reorder == ReorderRequest::kAuto && split.method != SplitMethod::kNone) {
+      throw Error("--reorder auto cannot be combined with --split (split stages are op ranges of file order)");
+    }
     std::optional<SplitSearchResult> search;
+    std::optional<ReorderedPlan> reordered;
     PlanResult planned;
     if (split.method == SplitMethod::kAuto) {
       search = search_split_stages(graph, report_options, split.max_recompute_percent);
+    } else if (reorder == ReorderRequest::kAuto) {
+      reordered = plan_with_reorder(graph, report_options, reorder);
     } else {
       planned = plan_model(graph, report_options);
     }
-    const PlanResult& report = search ? search->plan : planned;
+    const PlanResult& report = search ? search->plan : reordered ? reordered->plan : planned;
+    // The plan's graph: subgraph 0's ops in the order the plan runs them.
+    const Graph& planned_graph = reordered ? reordered->graph : graph;
     const SplitSearchResult* found = search ? &*search : nullptr;
     if (!options->dump_problem.empty()) write_text_file(options->dump_problem, problem_json(report.problem));
-    if (!options->svg.empty()) write_text_file(options->svg, plan_svg(graph, report));
+    if (!options->svg.empty()) write_text_file(options->svg, plan_svg(planned_graph, report));
     if (options->json) {
-      std::cout << plan_report_json(graph, report, found).dump(2) << '\n';
+      nlohmann::json j = plan_report_json(planned_graph, report, found);
+      if (reordered) {
+        j = reorder_report_json(*reordered, std::move(j));
+      } else {
+        j["order"] = file_order(graph);
+        j["reorder_method"] = reorder_method_name(ReorderMethod::kNone);
+      }
+      std::cout << j.dump(2) << '\n';
       return 0;
     }
-    std::cout << plan_report_text(graph, report);
+    if (reordered) std::cout << reorder_report_text(*reordered);
+    std::cout << plan_report_text(planned_graph, report);
     if (found) std::cout << split_search_summary_text(*found);
     if (found && options->split_report) std::cout << split_tradeoff_text(*found);
     return 0;

@@ -6,7 +6,9 @@
 #include "dmo/error.h"
 #include "dmo/pipeline/model_source.h"
 #include "dmo/pipeline/placement_file.h"
+#include "dmo/model/op_order.h"
 #include "dmo/pipeline/plan_pipeline.h"
+#include "dmo/pipeline/reordered_plan.h"
 #include "dmo/pipeline/split_search.h"
 #include "dmo/pipeline/verified_plan.h"
 #include "dmo/report/split_report.h"
@@ -14,6 +16,7 @@
 #include "dmo/runtime/interpreter.h"
 #include "io_files.h"
 #include "progress.h"
+#include "reorder_option.h"
 #include "split_option.h"
 
 namespace dmo::cli {
@@ -25,6 +28,7 @@ Command add_run_command(CLI::App& app) {
     bool unshared = false;
     SplitArguments split;
     bool concat_in_place = false;
+    std::string reorder = "none";
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("run", "Run a model inside one planned arena");
@@ -41,15 +45,20 @@ Command add_run_command(CLI::App& app) {
   cmd->add_flag("--concat-in-place", o->concat_in_place,
                 "the producers of CONCATENATION and PACK inputs write straight into their slice of the output, "
                 "where that does not raise dmo's arena; those ops then copy nothing (not with --split)");
+  add_reorder_option(cmd, o->reorder);
   return [o] {
     const SplitRequest split = split_request(o->split);
+    const ReorderRequest reorder = reorder_request(o->reorder);
+    if (reorder == ReorderRequest::kAuto && (o->unshared || !o->plan.empty() || split.method != SplitMethod::kNone)) {
+      throw Error(fmt::format("--reorder auto runs dmo's plan of the order it finds; {} excludes it",
+                              o->unshared ? "--unshared" : !o->plan.empty() ? "--plan" : "--split"));
+    }
     if (split.method == SplitMethod::kAuto && (o->unshared || !o->plan.empty())) {
       throw Error(fmt::format("--split auto runs dmo's plan of the stages it finds; {} excludes it",
                               o->unshared ? "--unshared" : "--plan"));
     }
     if (!o->dump_dir.empty()) prepare_output_directory(o->dump_dir, "--dump-tensors");
     Graph graph = load_model(o->model);
-    const Subgraph& sg = graph.main();
     std::vector<uint8_t> input = load_input(graph, o->input, o->seed);
     require_kernels(graph);  // refuse an op dmo cannot run before planning
     PlanOptions plan_options;
@@ -65,12 +74,20 @@ Command add_run_command(CLI::App& app) {
     std::vector<int32_t> concat_in_place;
     Schedule schedule;  // with split stages: the schedule the placement is for
     if (o->unshared) {
-      placement = unshared_placement(sg);
+      placement = unshared_placement(graph.main());
     } else if (!o->plan.empty()) {
       PlacementFile file = read_placement_file(o->plan, graph, split);
       placement = std::move(file.placement);
       stages = std::move(file.split);
       concat_in_place = std::move(file.concat_in_place);
+      // The plan's op indices are those of the graph in its order.
+      if (!file.order.empty()) graph = reordered_graph(graph, file.order);
+    } else if (reorder == ReorderRequest::kAuto) {
+      ReorderedPlan planned = plan_with_reorder(graph, plan_options, reorder);
+      graph = std::move(planned.graph);
+      placement = dmo_placement(graph, planned.plan);
+      concat_in_place = planned.plan.concat_in_place;
+      schedule = std::move(planned.plan.schedule);
     } else {
       PlanResult planned = split.method == SplitMethod::kAuto
                                ? search_split_stages(graph, plan_options, split.max_recompute_percent).plan
@@ -89,6 +106,7 @@ Command add_run_command(CLI::App& app) {
     if (!stages.empty() && !o->dump_dir.empty()) {
       throw Error("--dump-tensors: the intermediates of split stages are never whole in memory; run without --split");
     }
+    const Subgraph& sg = graph.main();
     const bool plain = stages.empty() && concat_in_place.empty();
     Interpreter interpreter = plain ? Interpreter(graph, placement) : Interpreter(graph, placement, std::move(schedule));
     interpreter.set_inputs(input);

@@ -6,12 +6,14 @@
 
 #include "commands.h"
 #include "dmo/model/model_timeline.h"
+#include "dmo/model/op_order.h"
 #include "dmo/pipeline/model_source.h"
 #include "dmo/pipeline/verified_plan.h"
 #include "dmo/report/split_report.h"
 #include "io_files.h"
 #include "kernels_option.h"
 #include "progress.h"
+#include "reorder_option.h"
 #include "split_option.h"
 
 namespace dmo::cli {
@@ -34,8 +36,10 @@ std::string plan_description(const PlanToVerify& plan) {
   }
   if (!plan.split.empty()) text += fmt::format(", ops split --split {}", split_stages_text(plan.split));
   if (!plan.concat_in_place.empty()) {
-    text += fmt::format(", ops {} concatenated in place", fmt::join(plan.concat_in_place, ", "));
+    text += fmt::format(", ops {} concatenated in place",
+                        fmt::join(original_op_indices(plan.order, plan.concat_in_place), ", "));
   }
+  if (!plan.order.empty()) text += fmt::format(", ops in the order {}", fmt::join(plan.order, " "));
   if (!p.descending_ops.empty()) {
     const size_t n = p.descending_ops.size();
     text += fmt::format(" ({} {} descending)", n, n == 1 ? "op walking" : "ops walking");
@@ -65,7 +69,7 @@ nlohmann::json verify_json(const Graph& graph, const PlanToVerify& plan, const V
   nlohmann::json j = {{"model", graph.source},
                       {"plan_source", plan_source_name(plan.source)},
                       {"arena_bytes", plan.placement.arena_size},
-                      {"descending_ops", plan.placement.descending_ops},
+                      {"descending_ops", original_op_indices(plan.order, plan.placement.descending_ops)},
                       {"ok", result.ok()},
                       {"outputs_identical", result.outputs_identical()},
                       {"output_bytes_compared", result.output_bytes_compared},
@@ -73,7 +77,8 @@ nlohmann::json verify_json(const Graph& graph, const PlanToVerify& plan, const V
                       {"validator_errors", result.validator_errors},
                       {"unwritten_reads", unwritten}};
   j["split"] = split_stages_json(plan.split);
-  j["concat_in_place"] = plan.concat_in_place;
+  j["concat_in_place"] = original_op_indices(plan.order, plan.concat_in_place);
+  j["order"] = plan.order.empty() ? file_order(graph) : plan.order;
   if (plan.source == PlanSource::kOfflinePlan) j["offline_unplanned_tensors"] = plan.unplanned_tensors;
   return j;
 }
@@ -88,6 +93,7 @@ Command add_verify_command(CLI::App& app) {
     std::string kernels = "tflm-reference";
     SplitArguments split;
     bool concat_in_place = false;
+    std::string reorder = "none";
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand(
@@ -109,6 +115,7 @@ Command add_verify_command(CLI::App& app) {
   cmd->add_flag("--concat-in-place", o->concat_in_place,
                 "the producers of CONCATENATION and PACK inputs write straight into their slice of the output, "
                 "where that does not raise dmo's arena; those ops then copy nothing (not with --split)");
+  add_reorder_option(cmd, o->reorder);
   return [o] {
     const SplitRequest split = split_request(o->split);
     Graph graph = load_model(o->model);
@@ -116,24 +123,26 @@ Command add_verify_command(CLI::App& app) {
     const std::vector<KernelFamily> families = kernel_families(o->kernels);
     const PlanToVerify plan = choose_plan_to_verify(
         graph, o->plan, progress_reporter("verify", "planning: safe overlaps", "op walks"), families, split,
-        o->concat_in_place);
+        o->concat_in_place, reorder_request(o->reorder));
+    // The graph the plan runs: subgraph 0's ops in its order.
+    const Graph planned_graph = graph_of_plan(graph, plan);
     bool all_ok = true;
     nlohmann::json by_kernels = nlohmann::json::array();
     for (KernelFamily family : families) {
       progress_note("verify", fmt::format("running unshared and inside the plan with {} kernels, checking every "
                                           "arena byte", kernel_family_name(family)));
-      const VerifyResult result = verify_plan(graph, plan.placement, input,
+      const VerifyResult result = verify_plan(planned_graph, plan.placement, input,
                                               progress_reporter("verify", "validating: safe overlaps", "op walks"),
                                               family, plan.split, plan.concat_in_place);
       all_ok = all_ok && result.ok();
       if (o->json) {
-        nlohmann::json j = verify_json(graph, plan, result);
+        nlohmann::json j = verify_json(planned_graph, plan, result);
         j["kernels"] = std::string(kernel_family_name(family));
         by_kernels.push_back(std::move(j));
         continue;
       }
       // A clean run on one line; findings one per line under the heading.
-      std::string findings = result.describe(graph);
+      std::string findings = result.describe(planned_graph);
       for (size_t at = findings.find('\n'); at != std::string::npos; at = findings.find('\n', at + 1)) {
         findings.insert(at + 1, "  ");
       }

@@ -8,7 +8,9 @@
 // written as `dmo plan --json` writes it: {"ops": [FIRST, LAST], "axis":
 // "height", "tiles": N, "extra_macs": M} (axis and extra_macs optional;
 // extra_macs is recomputed), or for patches {..., "axis": "height and
-// width", "tiles": N, "column_tiles": C}.
+// width", "tiles": N, "column_tiles": C}. An optional "order": [op indices]
+// runs subgraph 0's ops in that order (every op once, a topological order;
+// model/op_order.h); the file's op indices are always the model file's.
 #pragma once
 
 #include <string>
@@ -29,6 +31,10 @@ struct PlacementFile {
   // The CONCATENATION and PACK ops whose inputs the plan writes in place
   // (optional "concat_in_place": [op indices]; transform/concat_in_place.h).
   std::vector<int32_t> concat_in_place;
+  // The execution order of subgraph 0's ops (original indices), empty for
+  // file order. When set, the op indices above (placement.descending_ops,
+  // concat_in_place) are already those of reordered_graph(graph, order).
+  std::vector<int32_t> order;
 };
 
 // Throws dmo::Error naming the file and the problem (for a stage that is

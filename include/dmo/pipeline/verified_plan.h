@@ -12,6 +12,7 @@
 
 #include "dmo/model/graph.h"
 #include "dmo/ops/kernel_family.h"
+#include "dmo/pipeline/reordered_plan.h"
 #include "dmo/pipeline/split_request.h"
 #include "dmo/runtime/plan_verifier.h"
 #include "dmo/runtime/tensor_placement.h"
@@ -45,7 +46,14 @@ struct PlanToVerify {
   std::vector<SplitStage> split = {};
   // The concatenations whose inputs are written in place (transform/concat_in_place.h).
   std::vector<int32_t> concat_in_place = {};
+  // The execution order of subgraph 0's ops (original indices; empty: file
+  // order). When set, the plan is for reordered_graph(graph, order), and the
+  // op indices above are that graph's.
+  std::vector<int32_t> order = {};
 };
+
+// The graph a plan runs: subgraph 0's ops in the plan's order.
+Graph graph_of_plan(const Graph& graph, const PlanToVerify& plan);
 
 // `plan` is "" (the model's offline plan when it carries one, else dmo's
 // plan), "dmo" or the path of a placement file (pipeline/placement_file.h).
@@ -57,9 +65,11 @@ using VerifyProgress = std::function<void(size_t done, size_t total)>;
 // is dmo's plan of them. A plan file carries its own stages: a request for
 // stages as well is refused, except stages given for a file naming none.
 // `concat_in_place`: dmo's plan chooses in-place concatenations.
+// `reorder`: dmo's plan searches the order of subgraph 0's ops (not with split).
 PlanToVerify choose_plan_to_verify(const Graph& graph, const std::string& plan, const VerifyProgress& progress = nullptr,
                                    const std::vector<KernelFamily>& families = {KernelFamily::kTflmReference},
-                                   const SplitRequest& split = {}, bool concat_in_place = false);
+                                   const SplitRequest& split = {}, bool concat_in_place = false,
+                                   ReorderRequest reorder = ReorderRequest::kNone);
 
 // The offline plan's offsets for the tensors of subgraph 0, every op walking
 // ascending as TFLM's kernels do; tensors it leaves to TFLM (-1) are put

@@ -26,7 +26,13 @@ namespace dmo {
 // not a valid model, a broken existing plan, a plan that does not fit the
 // model, buffers stored outside the file, or root fields this writer cannot
 // re-base; the result always passes the flatbuffers verifier.
+//
+// `main_op_order`, when given (every op of subgraph 0 once, original
+// indices), writes subgraph 0's operators in that order: a new SubGraph
+// table whose operators vector points at the original Operator tables,
+// every other field at the original bytes (TFLM runs operators in file
+// order). Validity of the order is the caller's (model/op_order.h).
 std::vector<uint8_t> with_offline_plan(std::span<const uint8_t> original_file, const OfflinePlan& plan,
-                                       const std::string& source);
+                                       const std::string& source, const std::vector<int32_t>& main_op_order = {});
 
 }  // namespace dmo
