@@ -38,6 +38,12 @@ TEST(CliErrors, AnUnknownOrMissingCommandListsTheCommands) {
   expect_refused(run_dmo({}), "give a command: info, plan, run,");
 }
 
+TEST(CliErrors, RunRepeatsAtLeastOneInference) {
+  expect_refused(run_dmo({"run", kModel, "--repeat", "0"}), "--repeat must be at least 1, is 0");
+  expect_refused(run_dmo({"run", kModel, "--repeat=-3"}), "--repeat must be at least 1, is -3");
+  expect_refused(run_dmo({"run", kModel, "--repeat", "many"}), "run: Could not convert: --repeat = many");
+}
+
 TEST(CliErrors, ParseErrorsAreOneLineNamingTheCommandAndArgumentsInTheOrderGiven) {
   expect_refused(run_dmo({"plan", "--no-such", "--also-bad"}),
                  "plan: unexpected arguments: --no-such --also-bad (see dmo plan --help)");

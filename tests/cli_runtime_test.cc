@@ -50,6 +50,33 @@ TEST(CliRun, WritesOutputsAndEveryTensor) {
   for (const auto& f : {out, in, out2}) std::filesystem::remove(f);
 }
 
+TEST(CliRun, RepeatGivesTheMedianInferenceTimeAndTheFirstInferencesOutputs) {
+  const std::string model = "mobilenet_v1_0.25_128_int8";
+  const std::string once = temp_path("once.bin"), thrice = temp_path("thrice.bin");
+  auto plain = run_dmo({"run", model, "--output", once});
+  ASSERT_EQ(plain.exit_status, 0) << plain.err;
+  EXPECT_EQ(plain.out.find("inference:"), std::string::npos) << plain.out;
+  auto r = run_dmo({"run", model, "--repeat", "3", "--output", thrice, "--json"});
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["repeat"], 3);
+  EXPECT_GT(j["inference_ms"].get<double>(), 0.0);
+  EXPECT_EQ(j["output_bytes"], 1001);
+  EXPECT_GT(j["arena_bytes"].get<int64_t>(), 0);
+  EXPECT_EQ(test::read_file(once), test::read_file(thrice));
+  // Text: the usual line, then the median.
+  auto text = run_dmo({"run", model, "--repeat", "2"});
+  ASSERT_EQ(text.exit_status, 0) << text.err;
+  EXPECT_EQ(text.out.rfind(plain.out, 0), 0u) << text.out;
+  EXPECT_NE(text.out.find("\ninference: "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find(" ms (median of 2)\n"), std::string::npos) << text.out;
+  // Without --repeat, --json reports the one inference's time.
+  auto one = run_dmo({"run", model, "--json"});
+  ASSERT_EQ(one.exit_status, 0) << one.err;
+  EXPECT_EQ(nlohmann::json::parse(one.out)["repeat"], 1);
+  for (const auto& f : {once, thrice}) std::filesystem::remove(f);
+}
+
 TEST(CliRun, WrongInputSizeIsExit2) {
   const std::string in = temp_path("short.bin");
   std::ofstream(in, std::ios::binary) << "abc";

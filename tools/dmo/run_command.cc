@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 #include "commands.h"
 #include "dmo/error.h"
@@ -14,6 +15,7 @@
 #include "dmo/report/split_report.h"
 #include "dmo/transform/split_schedule.h"
 #include "dmo/runtime/interpreter.h"
+#include "inference_timing.h"
 #include "io_files.h"
 #include "progress.h"
 #include "reorder_option.h"
@@ -29,6 +31,8 @@ Command add_run_command(CLI::App& app) {
     SplitArguments split;
     bool concat_in_place = false;
     std::string reorder = "none";
+    int32_t repeat = 1;
+    bool json = false;
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("run", "Run a model inside one planned arena");
@@ -46,7 +50,13 @@ Command add_run_command(CLI::App& app) {
                 "the producers of CONCATENATION and PACK inputs write straight into their slice of the output, "
                 "where that does not raise dmo's arena; those ops then copy nothing (not with --split)");
   add_reorder_option(cmd, o->reorder);
-  return [o] {
+  CLI::Option* repeat = cmd->add_option(
+      "--repeat", o->repeat,
+      "run N inferences and print the median time of one, load, planning and preparation excluded "
+      "(outputs and dumps are the first's, whose time includes the dumps)");
+  cmd->add_flag("--json", o->json, "print the result as JSON, with inference_ms and repeat");
+  return [o, repeat] {
+    if (o->repeat < 1) throw Error(fmt::format("--repeat must be at least 1, is {}", o->repeat));
     const SplitRequest split = split_request(o->split);
     const ReorderRequest reorder = reorder_request(o->reorder);
     if (reorder == ReorderRequest::kAuto && (o->unshared || !o->plan.empty() || split.method != SplitMethod::kNone)) {
@@ -120,17 +130,35 @@ Command add_run_command(CLI::App& app) {
     }
     // In a shared arena a tensor is only intact right after its op: dump then.
     auto progress = progress_reporter("run", "running op", "");
-    interpreter.run([&](int32_t op) {
-      if (progress) progress(static_cast<size_t>(op) + 1, sg.ops.size());
-      if (o->dump_dir.empty()) return;
-      for (int32_t t : sg.ops[static_cast<size_t>(op)].outputs) dump(t);
-    });
-    std::vector<uint8_t> outputs = interpreter.outputs();
+    Interpreter::OpObserver observer;
+    if (progress || !o->dump_dir.empty()) {
+      observer = [&](int32_t op) {
+        if (progress) progress(static_cast<size_t>(op) + 1, sg.ops.size());
+        if (o->dump_dir.empty()) return;
+        for (int32_t t : sg.ops[static_cast<size_t>(op)].outputs) dump(t);
+      };
+    }
+    const InferenceTiming timing = time_inferences(interpreter, input, o->repeat, observer);
+    const std::vector<uint8_t>& outputs = timing.first_outputs;
     if (!o->output.empty()) write_file(o->output, outputs);
+    if (o->json) {
+      nlohmann::json j = {{"model", graph.source},
+                          {"ops", sg.ops.size()},
+                          {"arena_bytes", placement.arena_size},
+                          {"output_bytes", outputs.size()},
+                          {"repeat", timing.repeat},
+                          {"inference_ms", timing.median_ms}};
+      j["split"] = split_stages_json(stages);
+      std::cout << j.dump(2) << "\n";
+      return 0;
+    }
     std::cout << fmt::format("{}: {} ops in a {}-byte arena{}, {} output bytes\n", graph.source, sg.ops.size(),
                              placement.arena_size,
                              stages.empty() ? "" : fmt::format(", ops split --split {}", split_stages_text(stages)),
                              outputs.size());
+    if (repeat->count() > 0) {
+      std::cout << fmt::format("inference: {:.3f} ms (median of {})\n", timing.median_ms, timing.repeat);
+    }
     return 0;
   };
 }
