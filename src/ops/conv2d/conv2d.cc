@@ -99,6 +99,8 @@ void conv_loops(const ConvGeometry& g, const Arithmetic& arithmetic, const Kerne
   const bool descending = io.descending;
   const IndexRange rows = io.region.rows(g.output_height);
   const IndexRange cols = io.region.cols(g.output_width);
+  // A division per output element is dear next to a short channel loop.
+  const bool grouped = g.filters_per_group != g.output_depth;
   for (int32_t b = 0; b < g.batches; ++b) {
     const int32_t batch = walk_index(b, g.batches, descending);
     for (int32_t y = 0; y < rows.size(); ++y) {
@@ -111,7 +113,7 @@ void conv_loops(const ConvGeometry& g, const Arithmetic& arithmetic, const Kerne
         for (int32_t c = 0; c < g.output_depth; ++c) {
           const int32_t out_channel = walk_index(c, g.output_depth, descending);
           const int64_t output_index = pixel_index + out_channel;
-          const int32_t group = out_channel / g.filters_per_group;
+          const int32_t group = grouped ? out_channel / g.filters_per_group : 0;
           typename Arithmetic::Accumulator acc{};
           for (int32_t filter_y = 0; filter_y < g.filter_height; ++filter_y) {
             const int64_t in_y = in_y_origin + int64_t{g.dilation_height} * filter_y;

@@ -1,10 +1,12 @@
 // The prepared state CONV_2D and DEPTHWISE_CONV_2D share: the op's geometry
 // and the arithmetic of its element type, evaluated by the op's own loop
-// nest (`Loops::run(geometry, arithmetic, io, memory)`).
+// nest (`Loops::run(geometry, arithmetic, io, memory)`), on dense tensors
+// without per-access stride checks (dense_memory.h).
 #pragma once
 
 #include <fmt/format.h>
 
+#include "../dense_memory.h"
 #include "conv_arithmetic.h"
 #include "conv_quantization.h"
 #include "dmo/ops/kernel_io.h"
@@ -20,12 +22,14 @@ struct ConvLikeKernel {
   ConvRequantization requantization;  // INT8 (per channel) and UINT8 (per tensor)
 
   template <class Memory>
-  void eval(const KernelIO& io, Memory& mem) const {
-    switch (type) {
-      case DataType::kInt8: return Loops::run(g, QuantizedConvArithmetic<int8_t>(requantization), io, mem);
-      case DataType::kUInt8: return Loops::run(g, QuantizedConvArithmetic<uint8_t>(requantization), io, mem);
-      default: return Loops::run(g, FloatConvArithmetic{float_range}, io, mem);
-    }
+  void eval(const KernelIO& io, Memory& memory) const {
+    eval_dense_direct(io, memory, [&](auto& mem) {
+      switch (type) {
+        case DataType::kInt8: return Loops::run(g, QuantizedConvArithmetic<int8_t>(requantization), io, mem);
+        case DataType::kUInt8: return Loops::run(g, QuantizedConvArithmetic<uint8_t>(requantization), io, mem);
+        default: return Loops::run(g, FloatConvArithmetic{float_range}, io, mem);
+      }
+    });
   }
 
   // The arithmetic for input 0's type: int8 per channel (the filter's

@@ -16,6 +16,7 @@
 #include "../conv2d/conv_arithmetic.h"
 #include "../conv2d/conv_operand_types.h"
 #include "../conv2d/conv_quantization.h"
+#include "../dense_memory.h"
 #include "../elementwise.h"
 #include "dmo/ops/kernels.h"
 #include "int16_fully_connected_arithmetic.h"
@@ -91,14 +92,17 @@ struct FullyConnectedKernel {
   Int16FullyConnectedArithmetic int16;  // INT16
 
   template <class Memory>
-  void eval(const KernelIO& io, Memory& mem) const {
-    switch (type) {
-      case DataType::kInt8: return fully_connected_loops(g, QuantizedConvArithmetic<int8_t>(requantization), io, mem);
-      case DataType::kUInt8:
-        return fully_connected_loops(g, QuantizedConvArithmetic<uint8_t>(requantization), io, mem);
-      case DataType::kInt16: return fully_connected_loops(g, int16, io, mem);
-      default: return fully_connected_loops(g, FloatConvArithmetic{float_range}, io, mem);
-    }
+  void eval(const KernelIO& io, Memory& memory) const {
+    eval_dense_direct(io, memory, [&](auto& mem) {
+      switch (type) {
+        case DataType::kInt8:
+          return fully_connected_loops(g, QuantizedConvArithmetic<int8_t>(requantization), io, mem);
+        case DataType::kUInt8:
+          return fully_connected_loops(g, QuantizedConvArithmetic<uint8_t>(requantization), io, mem);
+        case DataType::kInt16: return fully_connected_loops(g, int16, io, mem);
+        default: return fully_connected_loops(g, FloatConvArithmetic{float_range}, io, mem);
+      }
+    });
   }
 };
 
