@@ -110,16 +110,19 @@ void conv_loops(const ConvGeometry& g, const Arithmetic& arithmetic, const Kerne
         const int32_t out_x = walk_index(x, cols, descending);
         const int64_t in_x_origin = int64_t{out_x} * g.stride_width - g.pad_width;
         const int64_t pixel_index = ((int64_t{batch} * g.output_height + out_y) * g.output_width + out_x) * g.output_depth;
+        // The taps inside the input, found once per output pixel: every
+        // channel visits exactly them, in the same order.
+        const TapSpan inside_y = taps_inside(in_y_origin, g.dilation_height, g.filter_height, g.input_height);
+        const TapSpan inside_x = taps_inside(in_x_origin, g.dilation_width, g.filter_width, g.input_width);
         for (int32_t c = 0; c < g.output_depth; ++c) {
           const int32_t out_channel = walk_index(c, g.output_depth, descending);
           const int64_t output_index = pixel_index + out_channel;
           const int32_t group = grouped ? out_channel / g.filters_per_group : 0;
           typename Arithmetic::Accumulator acc{};
-          for (int32_t filter_y = 0; filter_y < g.filter_height; ++filter_y) {
+          for (int32_t filter_y = inside_y.first; filter_y <= inside_y.last; ++filter_y) {
             const int64_t in_y = in_y_origin + int64_t{g.dilation_height} * filter_y;
-            for (int32_t filter_x = 0; filter_x < g.filter_width; ++filter_x) {
+            for (int32_t filter_x = inside_x.first; filter_x <= inside_x.last; ++filter_x) {
               const int64_t in_x = in_x_origin + int64_t{g.dilation_width} * filter_x;
-              if (in_x < 0 || in_x >= g.input_width || in_y < 0 || in_y >= g.input_height) continue;
               const int64_t input_base =
                   ((int64_t{batch} * g.input_height + in_y) * g.input_width + in_x) * g.input_depth +
                   int64_t{group} * g.filter_depth;

@@ -95,6 +95,10 @@ void depthwise_loops(const DepthwiseGeometry& g, const Arithmetic& arithmetic, c
         const int32_t out_x = walk_index(x, cols, descending);
         const int64_t in_x_origin = int64_t{out_x} * g.stride_width - g.pad_width;
         const int64_t pixel_index = ((int64_t{batch} * g.output_height + out_y) * g.output_width + out_x) * g.output_depth;
+        // The taps inside the input, found once per output pixel: the
+        // channel loops then visit exactly them, in the same order.
+        const TapSpan inside_y = taps_inside(in_y_origin, g.dilation_height, g.filter_height, g.input_height);
+        const TapSpan inside_x = taps_inside(in_x_origin, g.dilation_width, g.filter_width, g.input_width);
         for (int32_t ic = 0; ic < g.input_depth; ++ic) {
           const int32_t in_channel = walk_index(ic, g.input_depth, descending);
           for (int32_t mi = 0; mi < g.depth_multiplier; ++mi) {
@@ -121,11 +125,10 @@ void depthwise_loops(const DepthwiseGeometry& g, const Arithmetic& arithmetic, c
                 mem.template load_span<Filter>(filter, filter_at(ys.first, xs.first), filter_at(ys.last, xs.last));
               }
             } else {
-              for (int32_t filter_y = 0; filter_y < g.filter_height; ++filter_y) {
+              for (int32_t filter_y = inside_y.first; filter_y <= inside_y.last; ++filter_y) {
                 const int64_t in_y = in_y_origin + int64_t{g.dilation_height} * filter_y;
-                for (int32_t filter_x = 0; filter_x < g.filter_width; ++filter_x) {
+                for (int32_t filter_x = inside_x.first; filter_x <= inside_x.last; ++filter_x) {
                   const int64_t in_x = in_x_origin + int64_t{g.dilation_width} * filter_x;
-                  if (in_x < 0 || in_x >= g.input_width || in_y < 0 || in_y >= g.input_height) continue;
                   const int64_t input_index =
                       ((int64_t{batch} * g.input_height + in_y) * g.input_width + in_x) * g.input_depth + in_channel;
                   const int64_t filter_index =
