@@ -178,6 +178,45 @@ void register_reorder() {
 }
 const bool kReorderRegistered = (register_reorder(), true);
 
+// The whole of `dmo plan MODEL` with its defaults (the model read, its safe
+// overlaps, every plan and bound, the report): per shared model and per
+// synthetic recurrent graph of 1k, 5k and 20k ops, with ops per second as a
+// counter so the growth with graph size shows. Median of 5.
+void whole_plan(benchmark::State& state, const std::string& model) {
+  int64_t ops = 0;
+  for (auto _ : state) {
+    dmo::Graph graph = dmo::is_zoo_model_name(model) ? dmo::build_zoo_model(model) : dmo::read_tflite_file(model);
+    ops = static_cast<int64_t>(graph.main().ops.size());
+    const dmo::PlanResult result = dmo::plan_model(graph);
+    benchmark::DoNotOptimize(dmo::plan_report_json(graph, result).dump().size());
+  }
+  state.counters["ops"] = static_cast<double>(ops);
+  state.counters["ops/s"] = benchmark::Counter(static_cast<double>(ops), benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void register_whole_plans() {
+  const char* env = std::getenv("DMO_SHARED_DIR");
+  const std::filesystem::path models = std::filesystem::path(env ? env : DMO_SHARED_DIR) / "models";
+  std::error_code ec;
+  std::vector<std::string> models_to_plan;
+  for (const auto& entry : std::filesystem::directory_iterator(models, ec)) {
+    if (entry.path().extension() == ".tflite") models_to_plan.push_back(entry.path().string());
+  }
+  std::sort(models_to_plan.begin(), models_to_plan.end());
+  for (const char* synthetic : {"synthetic_rnn_1000", "synthetic_rnn_5000", "synthetic_rnn_20000"}) {
+    models_to_plan.push_back(synthetic);
+  }
+  for (const std::string& model : models_to_plan) {
+    benchmark::RegisterBenchmark(("BM_WholePlan/" + std::filesystem::path(model).stem().string()).c_str(),
+                                 [model](benchmark::State& state) { whole_plan(state, model); })
+        ->Unit(benchmark::kMillisecond)
+        ->Iterations(1)
+        ->Repetitions(5)
+        ->ReportAggregatesOnly(true);
+  }
+}
+const bool kWholePlansRegistered = (register_whole_plans(), true);
+
 }  // namespace
 
 BENCHMARK_MAIN();

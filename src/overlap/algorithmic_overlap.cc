@@ -4,10 +4,12 @@
 #include <atomic>
 #include <mutex>
 #include <thread>
+#include <unordered_map>
 
 #include "dmo/error.h"
 #include "dmo/ops/cmsis_nn_coverage.h"
 #include "dmo/ops/kernels.h"
+#include "dmo/overlap/op_signature.h"
 #include "dmo/runtime/interpreter.h"
 
 namespace dmo {
@@ -21,10 +23,24 @@ std::vector<AlgorithmicOverlap> algorithmic_overlaps(const Graph& graph, const s
   schedule.kernels = family;
   const Interpreter interpreter(graph, unshared_placement(graph.main()), std::move(schedule));
   std::vector<AlgorithmicOverlap> result(pairs.size());
+  // Ops of one signature have one O_s: run the first, copy it to the rest.
+  std::vector<size_t> runs;                        // pairs whose kernels run
+  std::vector<size_t> same_as(pairs.size());       // the pair whose run stands for each pair
+  std::unordered_map<std::string, size_t> first_of;
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    same_as[i] = i;
+    if (pairs[i].input != kNoTensor && pairs[i].output != kNoTensor) {
+      auto [at, added] = first_of.try_emplace(op_signature(graph, pairs[i].op, pairs[i].input, pairs[i].output), i);
+      same_as[i] = at->second;
+      if (!added) continue;
+    }
+    runs.push_back(i);
+  }
   std::atomic<size_t> next{0};
   std::mutex telling;
   auto work = [&] {
-    for (size_t i = next++; i < pairs.size(); i = next++) {
+    for (size_t r = next++; r < runs.size(); r = next++) {
+      const size_t i = runs[r];
       const OverlapCandidate& pair = pairs[i];
       AlgorithmicOverlap& row = result[i];
       row.pair = pair;
@@ -64,11 +80,17 @@ std::vector<AlgorithmicOverlap> algorithmic_overlaps(const Graph& graph, const s
       }
     }
   };
-  const size_t threads = std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), pairs.size());
+  const size_t threads = std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), runs.size());
   std::vector<std::thread> pool;
   for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
   work();
   for (std::thread& t : pool) t.join();
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    if (same_as[i] == i) continue;
+    result[i] = result[same_as[i]];
+    result[i].pair = pairs[i];
+    if (one_done) one_done();
+  }
   return result;
 }
 

@@ -79,50 +79,47 @@ Plan plan_dmo(const MemoryProblem& problem, const DmoPlannerOptions& options) {
   bool improved = true;
   while (improved && budget > 0 && best.arena_size > bound) {
     improved = false;
-    std::vector<int32_t> movers;
+    std::vector<int32_t> movers, others;
     for (int32_t pos = 0; pos < n; ++pos) {
       int32_t b = best_order[static_cast<size_t>(pos)];
       const int64_t end = best.offsets[static_cast<size_t>(b)] +
                           align_up(problem.buffers[static_cast<size_t>(b)].size, std::max<int64_t>(options.end_rounding, 1));
-      if (end == best.arena_size) {
-        movers.insert(movers.begin(), pos);
-      } else {
-        movers.push_back(pos);
-      }
+      (end == best.arena_size ? movers : others).push_back(pos);
     }
+    std::reverse(movers.begin(), movers.end());  // the last of them first
+    movers.insert(movers.end(), others.begin(), others.end());
     // The best order's placement after each of its first k buffers: a move
     // that has placed the same buffers at the same offsets with the same
     // walks goes on as the best order did, to the same arena.
-    std::vector<OverlapPlacer::Partial> best_prefix(static_cast<size_t>(n) + 1);
-    best_prefix[0] = placer.start();
-    for (int32_t pos = 0; pos < n; ++pos) {
-      best_prefix[static_cast<size_t>(pos) + 1] = best_prefix[static_cast<size_t>(pos)];
-      placer.add(best_prefix[static_cast<size_t>(pos) + 1], best_order[static_cast<size_t>(pos)]);
-    }
+    const OverlapPlacer::Track best_track = placer.track(best_order);
     for (int32_t from : movers) {
       // The order with `from` moved to `to` starts as the best order does:
       // its first `to` buffers (to < from), or its first to + 1 but `from`
       // (to > from), grown in `skipping` as `to` passes them.
-      OverlapPlacer::Partial skipping = best_prefix[static_cast<size_t>(from)];
+      OverlapPlacer::Partial skipping;
+      bool skipping_built = false;
       OverlapPlacer::Partial trial;
       const int32_t moved = best_order[static_cast<size_t>(from)];
       for (int32_t to = 0; to < n && budget > 0 && !improved; ++to) {
         if (to == from) continue;
+        if (to > from && !skipping_built) {
+          skipping = placer.prefix(best_track, from);
+          skipping_built = true;
+        }
         // (Past the best arena, `skipping` need not grow: no later move can win.)
         if (to > from && skipping.top < best.arena_size) placer.add(skipping, best_order[static_cast<size_t>(to)]);
         --budget;
-        const OverlapPlacer::Partial& shared = to < from ? best_prefix[static_cast<size_t>(to)] : skipping;
         // A placement reaching the best arena cannot beat it: stop there.
-        if (shared.top >= best.arena_size) continue;
-        trial = shared;
+        if ((to < from ? best_track.top[static_cast<size_t>(to)] : skipping.top) >= best.arena_size) continue;
+        trial = to < from ? placer.prefix(best_track, to) : skipping;
         placer.add(trial, moved);
         // Once the move has placed the buffers the best order had placed by
         // then (its first from + 1 or to + 1), it may be back on its track.
-        const auto rejoin = static_cast<size_t>(std::max(from, to) + 1);
-        bool rejoined = to > from && OverlapPlacer::same(trial, best_prefix[rejoin]);
+        const int32_t rejoin = std::max(from, to) + 1;
+        bool rejoined = to > from && OverlapPlacer::same_as_prefix(trial, best_track, rejoin);
         for (int32_t pos = to < from ? to : to + 1; pos < n && trial.top < best.arena_size && !rejoined; ++pos) {
           if (pos == from) {
-            rejoined = OverlapPlacer::same(trial, best_prefix[rejoin]);
+            rejoined = OverlapPlacer::same_as_prefix(trial, best_track, rejoin);
           } else {
             placer.add(trial, best_order[static_cast<size_t>(pos)]);
           }

@@ -1,7 +1,10 @@
 #include "dmo/plan/overlap_placement.h"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
+
+#include "dmo/plan/live_together.h"
 
 namespace dmo {
 
@@ -27,16 +30,12 @@ OverlapPlacer::OverlapPlacer(const MemoryProblem& problem, int64_t alignment, bo
     return joins(a, b) || joins(b, a);
   };
   conflicts_.resize(n);
+  const std::vector<std::vector<int32_t>> together = buffers_live_together(problem);
   for (size_t a = 0; a < n; ++a) {
-    for (size_t b = a + 1; b < n; ++b) {
-      if (problem.buffers[a].size == 0 || problem.buffers[b].size == 0) continue;
-      if (!problem.buffers[a].lifetime.intersects(problem.buffers[b].lifetime)) continue;
+    for (int32_t b : together[a]) {
       // An alias group's members sit where the problem says, relative to each other.
-      const auto ia = static_cast<int32_t>(a), ib = static_cast<int32_t>(b);
-      if (groups_.same_group(ia, ib)) continue;
-      const bool pair = paired(ia, ib);
-      conflicts_[a].push_back({ib, pair});
-      conflicts_[b].push_back({ia, pair});
+      if (groups_.same_group(static_cast<int32_t>(a), b)) continue;
+      conflicts_[a].push_back({b, paired(static_cast<int32_t>(a), b)});
     }
   }
   // Placements ask these for every group many times over.
@@ -223,6 +222,72 @@ void OverlapPlacer::add(Partial& partial, int32_t buffer) const {
     return lowest_free_start(forbidden, root_alignment_[static_cast<size_t>(root)],
                              lowest_root_offset_[static_cast<size_t>(root)]);
   });
+}
+
+OverlapPlacer::Track OverlapPlacer::track(const std::vector<int32_t>& order) const {
+  Track t;
+  t.whole = start();
+  const size_t n = problem_.buffers.size();
+  t.placed_at.assign(n, std::numeric_limits<int32_t>::max());
+  t.decided_at.assign(t.whole.walks.size(), std::numeric_limits<int32_t>::max());
+  for (size_t b = 0; b < n; ++b) {
+    if (t.whole.placed[b]) t.placed_at[b] = -1;
+  }
+  for (size_t op = 0; op < t.whole.walks.size(); ++op) {
+    if (t.whole.walks[op] != Walk::kUndecided) t.decided_at[op] = -1;
+  }
+  t.top.reserve(order.size() + 1);
+  t.top.push_back(t.whole.top);
+  for (size_t k = 0; k < order.size(); ++k) {
+    const int32_t root = groups_.root(order[k]);
+    const bool new_group = !t.whole.placed[static_cast<size_t>(root)];
+    add(t.whole, order[k]);
+    if (new_group) {
+      // Only the pairs of the group just placed can have decided a walk.
+      for (int32_t m : groups_.members(root)) {
+        t.placed_at[static_cast<size_t>(m)] = static_cast<int32_t>(k);
+        for (int32_t p : pairs_of_[static_cast<size_t>(m)]) {
+          const auto op = static_cast<size_t>(problem_.overlaps[static_cast<size_t>(p)].op);
+          if (t.decided_at[op] == std::numeric_limits<int32_t>::max() && t.whole.walks[op] != Walk::kUndecided) {
+            t.decided_at[op] = static_cast<int32_t>(k);
+          }
+        }
+      }
+    }
+    t.top.push_back(t.whole.top);
+  }
+  return t;
+}
+
+OverlapPlacer::Partial OverlapPlacer::prefix(const Track& track, int32_t k) const {
+  Partial partial;
+  const size_t n = track.placed_at.size();
+  partial.plan.offsets.assign(n, 0);
+  partial.placed.assign(n, 0);
+  for (size_t b = 0; b < n; ++b) {
+    if (track.placed_at[b] < k) {
+      partial.placed[b] = 1;
+      partial.plan.offsets[b] = track.whole.plan.offsets[b];
+    }
+  }
+  partial.walks.assign(track.decided_at.size(), Walk::kUndecided);
+  for (size_t op = 0; op < track.decided_at.size(); ++op) {
+    if (track.decided_at[op] < k) partial.walks[op] = track.whole.walks[op];
+  }
+  partial.top = track.top[static_cast<size_t>(k)];
+  return partial;
+}
+
+bool OverlapPlacer::same_as_prefix(const Partial& partial, const Track& track, int32_t k) {
+  for (size_t b = 0; b < track.placed_at.size(); ++b) {
+    const bool placed = track.placed_at[b] < k;
+    if (static_cast<bool>(partial.placed[b]) != placed) return false;
+    if (partial.plan.offsets[b] != (placed ? track.whole.plan.offsets[b] : 0)) return false;
+  }
+  for (size_t op = 0; op < track.decided_at.size(); ++op) {
+    if (partial.walks[op] != (track.decided_at[op] < k ? track.whole.walks[op] : Walk::kUndecided)) return false;
+  }
+  return true;
 }
 
 Plan OverlapPlacer::finish(Partial&& partial) const {

@@ -9,6 +9,7 @@
 
 #include "dmo/error.h"
 #include "dmo/plan/alias_groups.h"
+#include "dmo/plan/live_together.h"
 
 namespace dmo {
 
@@ -61,42 +62,49 @@ std::vector<std::string> validate_plan(const MemoryProblem& problem, const Plan&
   if (plan.arena_size < max_end) {
     errors.push_back(fmt::format("arena size {} is below the highest buffer end {}", plan.arena_size, max_end));
   }
-  // Sweep in offset order so only buffers that can touch are compared.
+  // Only buffers live together can collide: each such pair once, the one
+  // lower in offset order first, and the findings in offset order.
   std::vector<size_t> order(n);
   for (size_t i = 0; i < n; ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return plan.offsets[a] < plan.offsets[b]; });
-  for (size_t x = 0; x < n; ++x) {
-    size_t a = order[x];
-    int64_t a_end = plan.offsets[a] + problem.buffers[a].size;
-    for (size_t y = x + 1; y < n; ++y) {
-      size_t b = order[y];
-      if (plan.offsets[b] >= a_end) break;
-      if (problem.buffers[b].size == 0 || problem.buffers[a].size == 0) continue;
-      if (!problem.buffers[a].lifetime.intersects(problem.buffers[b].lifetime)) continue;
-      if (groups->same_group(static_cast<int32_t>(a), static_cast<int32_t>(b))) continue;
-      if (fixed_by_problem(a) && fixed_by_problem(b)) continue;
-      int64_t shared = a_end - plan.offsets[b];
-      // An output may sit below its dying input when the input starts at
-      // least |O| - O_s above it and the op walks ascending: every later
-      // read is then above every write. Mirrored for an op walking
-      // descending: the output starts at least |I| - O_s_descending above
-      // the input.
-      auto allowed_by = [&](size_t out, size_t in, const OverlapPair& pair) {
-        if (descending.count(pair.op)) {
-          return pair.safe_overlap_descending > 0 &&
-                 plan.offsets[out] - plan.offsets[in] >= problem.buffers[in].size - pair.safe_overlap_descending;
-        }
-        return plan.offsets[in] - plan.offsets[out] >= problem.buffers[out].size - pair.safe_overlap;
-      };
-      auto allowed_as = [&](size_t out, size_t in) {
-        auto [first, last] = allowed.equal_range({out, in});
-        return std::any_of(first, last, [&](const auto& entry) { return allowed_by(out, in, *entry.second); });
-      };
-      if (allowed_as(a, b) || allowed_as(b, a)) continue;
-      errors.push_back(fmt::format("tensors {} [{}, {}) and {} [{}, {}) are live together and share {} bytes",
-                                   problem.buffers[a].tensor, plan.offsets[a], a_end, problem.buffers[b].tensor,
-                                   plan.offsets[b], plan.offsets[b] + problem.buffers[b].size, shared));
+  std::vector<size_t> rank(n);
+  for (size_t x = 0; x < n; ++x) rank[order[x]] = x;
+  const std::vector<std::vector<int32_t>> together = buffers_live_together(problem);
+  std::vector<std::pair<size_t, size_t>> touching;  // (a, b) by rank, a below b
+  for (size_t a = 0; a < n; ++a) {
+    for (int32_t other : together[a]) {
+      const auto b = static_cast<size_t>(other);
+      if (rank[b] > rank[a] && plan.offsets[b] < plan.offsets[a] + problem.buffers[a].size) touching.emplace_back(a, b);
     }
+  }
+  std::sort(touching.begin(), touching.end(), [&](const auto& x, const auto& y) {
+    return rank[x.first] != rank[y.first] ? rank[x.first] < rank[y.first] : rank[x.second] < rank[y.second];
+  });
+  for (const auto& [a, b] : touching) {
+    const int64_t a_end = plan.offsets[a] + problem.buffers[a].size;
+    if (groups->same_group(static_cast<int32_t>(a), static_cast<int32_t>(b))) continue;
+    if (fixed_by_problem(a) && fixed_by_problem(b)) continue;
+    int64_t shared = a_end - plan.offsets[b];
+    // An output may sit below its dying input when the input starts at
+    // least |O| - O_s above it and the op walks ascending: every later
+    // read is then above every write. Mirrored for an op walking
+    // descending: the output starts at least |I| - O_s_descending above
+    // the input.
+    auto allowed_by = [&](size_t out, size_t in, const OverlapPair& pair) {
+      if (descending.count(pair.op)) {
+        return pair.safe_overlap_descending > 0 &&
+               plan.offsets[out] - plan.offsets[in] >= problem.buffers[in].size - pair.safe_overlap_descending;
+      }
+      return plan.offsets[in] - plan.offsets[out] >= problem.buffers[out].size - pair.safe_overlap;
+    };
+    auto allowed_as = [&](size_t out, size_t in) {
+      auto [first, last] = allowed.equal_range({out, in});
+      return std::any_of(first, last, [&](const auto& entry) { return allowed_by(out, in, *entry.second); });
+    };
+    if (allowed_as(a, b) || allowed_as(b, a)) continue;
+    errors.push_back(fmt::format("tensors {} [{}, {}) and {} [{}, {}) are live together and share {} bytes",
+                                 problem.buffers[a].tensor, plan.offsets[a], a_end, problem.buffers[b].tensor,
+                                 plan.offsets[b], plan.offsets[b] + problem.buffers[b].size, shared));
   }
   return errors;
 }

@@ -5,6 +5,7 @@
 
 #include "dmo/plan/alias_groups.h"
 #include "dmo/plan/free_start.h"
+#include "dmo/plan/live_together.h"
 
 namespace dmo {
 
@@ -40,15 +41,16 @@ Plan plan_tflm_greedy(const MemoryProblem& problem, int64_t alignment) {
   // TFLM walks its offset-sorted list of placed buffers and takes the first
   // gap that fits: the lowest offset that collides with none of them.
   StartRanges forbidden;
+  const std::vector<std::vector<int32_t>> together = buffers_live_together(problem);
   for (size_t r : online) {
     const auto root = static_cast<int32_t>(r);
     forbidden.clear();
     for (int32_t m : groups.members(root)) {
       const auto mi = static_cast<size_t>(m);
       if (sizes[mi] == 0) continue;
-      for (size_t p = 0; p < n; ++p) {
-        if (!placed[p] || sizes[p] == 0 || groups.same_group(root, static_cast<int32_t>(p))) continue;
-        if (!problem.buffers[p].lifetime.intersects(problem.buffers[mi].lifetime)) continue;
+      for (int32_t other : together[mi]) {
+        const auto p = static_cast<size_t>(other);
+        if (!placed[p] || sizes[p] == 0 || groups.same_group(root, other)) continue;
         const int64_t shift = groups.offset_in_root(m);
         forbidden.emplace_back(plan.offsets[p] - sizes[mi] - shift, plan.offsets[p] + sizes[p] - shift);
       }

@@ -98,7 +98,7 @@ Interpreter::Interpreter(const Graph& graph, TensorPlacement placement, Schedule
   last_step_of_op_ = last_step_of_ops(schedule_, subgraph_.ops.size());
   prepared_.resize(timeline_.op_time.size());
   called_once_.assign(timeline_.op_time.size(), 0);
-  arena_.assign(static_cast<size_t>(placement_.arena_size), 0);
+  arena_ = ZeroedBytes(static_cast<size_t>(placement_.arena_size));
   persistent_offsets_.assign(tensor_count, -1);
   int64_t persistent = 0;
   for (size_t t = 0; t < tensor_count; ++t) {

@@ -9,11 +9,14 @@
 
 #include "dmo/error.h"
 #include "dmo/zoo/mobilenet.h"
+#include "dmo/zoo/synthetic_rnn.h"
 
 namespace dmo {
 namespace {
 
 constexpr std::string_view kMobileNetPrefix = "mobilenet_v";
+constexpr std::string_view kSyntheticRnnPrefix = "synthetic_rnn_";
+constexpr std::string_view kSeedPrefix = "_seed";
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
@@ -78,9 +81,36 @@ std::optional<MobileNetConfig> parse_zoo_name(std::string_view name) {
   return MobileNetConfig{*version, *alpha, *resolution, *type};
 }
 
+// synthetic_rnn_<ops>[_seed<n>]; the range is left to build_synthetic_rnn.
+std::optional<SyntheticRnnConfig> parse_synthetic_rnn_name(std::string_view name) {
+  if (!name.starts_with(kSyntheticRnnPrefix)) return std::nullopt;
+  name.remove_prefix(kSyntheticRnnPrefix.size());
+  SyntheticRnnConfig config;
+  const size_t seed_at = name.find(kSeedPrefix);
+  if (seed_at != std::string_view::npos) {
+    const auto seed = parse_whole_number(name.substr(seed_at + kSeedPrefix.size()));
+    if (!seed) return std::nullopt;
+    config.seed = static_cast<uint32_t>(*seed);
+    name = name.substr(0, seed_at);
+  }
+  const auto ops = parse_whole_number(name);
+  if (!ops) return std::nullopt;
+  config.op_count = *ops;
+  return config;
+}
+
 }  // namespace
 
 Graph build_zoo_model(const std::string& name) {
+  if (const auto rnn = parse_synthetic_rnn_name(name)) {
+    try {
+      Graph graph = build_synthetic_rnn(*rnn);
+      graph.source = name;
+      return graph;
+    } catch (const Error& error) {
+      throw Error(fmt::format("zoo model '{}': {}", name, error.what()));
+    }
+  }
   const auto config = parse_zoo_name(name);
   if (!config) {
     throw Error(fmt::format("'{}' is not a zoo model: expected {} (for example {})", name, kZooNameForm,
@@ -96,11 +126,14 @@ Graph build_zoo_model(const std::string& name) {
   return graph;
 }
 
-bool is_zoo_model_name(const std::string& name) { return parse_zoo_name(name).has_value(); }
+bool is_zoo_model_name(const std::string& name) {
+  return parse_zoo_name(name).has_value() || parse_synthetic_rnn_name(name).has_value();
+}
 
 std::vector<std::string> zoo_example_names() {
   return {kDefaultZooModel, "mobilenet_v1_1.0_224_float32", "mobilenet_v2_0.35_96_int8",
-          "mobilenet_v2_1.0_224_uint8"};
+          "mobilenet_v2_1.0_224_uint8",
+          "synthetic_rnn_2338"};
 }
 
 }  // namespace dmo

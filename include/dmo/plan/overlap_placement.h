@@ -56,6 +56,21 @@ class OverlapPlacer {
   // The plan once every buffer is placed.
   Plan finish(Partial&& partial) const;
 
+  // An order's placement after each of its first k buffers, for every k,
+  // kept in O(n): when each buffer was placed and each walk decided, and
+  // the top after each prefix (n copies of a Partial would be O(n^2)).
+  struct Track {
+    Partial whole;                   // after every buffer of the order
+    std::vector<int32_t> placed_at;  // per buffer: how many adds had run before it was placed (-1: by start())
+    std::vector<int32_t> decided_at; // per op, the same for its walk (INT32_MAX: never decided)
+    std::vector<int64_t> top;        // per prefix length k, 0..n
+  };
+  Track track(const std::vector<int32_t>& order) const;
+  // The placement after the first k buffers of the tracked order.
+  Partial prefix(const Track& track, int32_t k) const;
+  // same(partial, prefix(track, k)), without building the prefix.
+  static bool same_as_prefix(const Partial& partial, const Track& track, int32_t k);
+
   // Places the buffers in `order` at the HIGHEST aligned offset that keeps
   // each (its counted end) inside [0, arena): with the creation order this lets a chain of
   // diagonal overlaps step down through the arena and jump back up wherever

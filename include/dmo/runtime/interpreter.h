@@ -31,6 +31,7 @@
 #include "dmo/ops/prepared_kernel.h"
 #include "dmo/ops/resource_variables.h"
 #include "dmo/runtime/tensor_placement.h"
+#include "dmo/runtime/zeroed_bytes.h"
 #include "dmo/schedule/schedule.h"
 
 namespace dmo {
@@ -129,7 +130,7 @@ class Interpreter {
   bool is_last_step(size_t step) const {
     return last_step_of_op_[static_cast<size_t>(schedule_.steps[step].op)] == static_cast<int32_t>(step);
   }
-  mutable std::vector<uint8_t> arena_;       // the planned tensors
+  mutable ZeroedBytes arena_;                // the planned tensors
   mutable std::vector<uint8_t> persistent_;  // variable tensors
   std::vector<int64_t> persistent_offsets_;
   // Resource variables (VAR_HANDLE, READ_VARIABLE, ASSIGN_VARIABLE): like
