@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Prints the README's table of arena figures: `dmo plan --json` (algorithmic
-# overlaps, 16-byte alignment, any kernel walk) on every model in ../shared/models (or the
+# Prints the README's table of arena figures: `dmo plan --json --split none`
+# (every op whole, as TFLM runs it; algorithmic overlaps, 16-byte alignment,
+# any kernel walk) on every model in ../shared/models (or the
 # directory given) and on zoo models.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,7 +11,7 @@ echo "| model | naive | tflm_greedy | lower_bound | dmo, no overlap | bound with
 echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for m in "$models"/*.tflite mobilenet_v1_0.25_128_int8 mobilenet_v2_1.0_224_float32; do
   # A model dmo cannot plan stops the script with dmo's own message.
-  "$dmo" plan --json "$m" | python3 -c '
+  "$dmo" plan --json --split none "$m" | python3 -c '
 import json, sys, os
 j = json.load(sys.stdin)
 name = os.path.basename(j["model"]).removesuffix(".tflite")

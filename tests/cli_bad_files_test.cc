@@ -23,9 +23,9 @@ std::string temp_path(const std::string& name) {
   return (std::filesystem::temp_directory_path() / ("dmo_bad_" + std::to_string(::getpid()) + "_" + name)).string();
 }
 
-// dmo's own plan of the zoo model as a plan file.
+// dmo's own unsplit plan of the zoo model as a plan file.
 nlohmann::json own_plan() {
-  auto plan = nlohmann::json::parse(run_dmo({"plan", kModel, "--json"}).out);
+  auto plan = nlohmann::json::parse(run_dmo({"plan", kModel, "--json", "--split", "none"}).out);
   nlohmann::json offsets = nlohmann::json::array();
   for (const auto& t : plan["tensors"]) offsets.push_back(t.contains("dmo_offset") ? t["dmo_offset"] : nlohmann::json(-1));
   return {{"arena_bytes", plan["dmo_bytes"]}, {"offsets", offsets}, {"descending_ops", plan["descending_ops"]}};

@@ -97,7 +97,7 @@ std::multiset<std::string> drawn_bands(const std::string& svg) {
 }
 
 TEST(CliPlanSvg, HasAxesLegendPeakAndTheSharedBytesOfDmosPlan) {
-  const Drawn d = draw("mobilenet_v1_0.25_128_int8");
+  const Drawn d = draw("mobilenet_v1_0.25_128_int8", {"--split", "none"});
   for (const char* text : {"op index (time)", "arena address (bytes)", "peak op: most bytes live",
                            "bytes output and dying input share at that op", "op walks its output descending"}) {
     EXPECT_NE(d.svg.find(text), std::string::npos) << text;

@@ -156,7 +156,7 @@ TEST(CliPlan, ReportsDmoFiguresAndDrawsSvg) {
 
 TEST(CliPlan, WalksAscendingKeepsToTfliteOrder) {
   // With analytic O_s some of this model's convs save bytes walking descending.
-  auto any = run_dmo({"plan", "mobilenet_v1_0.25_128_int8", "--overlap", "analytic", "--alignment", "4", "--json"});
+  auto any = run_dmo({"plan", "mobilenet_v1_0.25_128_int8", "--overlap", "analytic", "--alignment", "4", "--split", "none", "--json"});
   ASSERT_EQ(any.exit_status, 0) << any.err;
   auto j = nlohmann::json::parse(any.out);
   EXPECT_FALSE(j["descending_ops"].empty());
@@ -164,7 +164,7 @@ TEST(CliPlan, WalksAscendingKeepsToTfliteOrder) {
   for (int32_t op : j["descending_ops"]) EXPECT_EQ(j["ops"][static_cast<size_t>(op)]["walk"], "descending");
 
   auto ascending = run_dmo({"plan", "mobilenet_v1_0.25_128_int8", "--overlap", "analytic", "--alignment", "4",
-                            "--walks", "ascending", "--json"});
+                            "--walks", "ascending", "--split", "none", "--json"});
   ASSERT_EQ(ascending.exit_status, 0) << ascending.err;
   auto k = nlohmann::json::parse(ascending.out);
   EXPECT_TRUE(k["descending_ops"].empty());

@@ -16,7 +16,7 @@ namespace {
 using test::run_dmo;
 
 TEST(Cli, PlanDefaultZooModelAsJson) {
-  auto r = run_dmo({"plan", "--json"});
+  auto r = run_dmo({"plan", "--json", "--split", "none"});
   ASSERT_EQ(r.exit_status, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   for (const char* key : {"naive_bytes", "tflm_greedy_bytes", "lower_bound_bytes", "ops", "tensors"}) {

@@ -1,6 +1,6 @@
 // The README's "Reference figures" table is what the library computes: every
 // row (a shared model or a zoo model) is recomputed with plan_model's
-// default options, as bench/plan_table.sh does with `dmo plan --json`, and
+// default options, as bench/plan_table.sh does with `dmo plan --json --split none`, and
 // every cell must match as printed. The table has a row for every shared model.
 #include <gtest/gtest.h>
 

@@ -504,11 +504,13 @@ TEST(SplitAutoCli, ContradictoryOptionsAreOneLineErrors) {
                          "--split auto excludes other --split values");
   expect_one_line_exit_2(test::run_dmo({"plan", kModel, "--split", "none", "--split", "2-3:4"}),
                          "--split none excludes other --split values");
-  expect_one_line_exit_2(test::run_dmo({"plan", kModel, "--max-recompute", "5"}),
+  expect_one_line_exit_2(test::run_dmo({"plan", kModel, "--split", "none", "--max-recompute", "5"}),
                          "--max-recompute applies to --split auto only");
+  expect_one_line_exit_2(test::run_dmo({"plan", kModel, "--reorder", "auto", "--max-recompute", "5"}),
+                         "--max-recompute applies to --split auto, which --reorder auto excludes");
   expect_one_line_exit_2(test::run_dmo({"plan", kModel, "--split", "auto", "--max-recompute", "-1"}),
                          "--max-recompute");
-  expect_one_line_exit_2(test::run_dmo({"plan", kModel, "--split-report"}),
+  expect_one_line_exit_2(test::run_dmo({"plan", kModel, "--split", "none", "--split-report"}),
                          "--split-report prints the trade-off curve of --split auto");
   expect_one_line_exit_2(test::run_dmo({"run", kModel, "--split", "auto", "--unshared"}), "--unshared excludes it");
   expect_one_line_exit_2(test::run_dmo({"plan", kModel, "--split", "auto", "--kernels", "cmsis-nn"}),
@@ -517,6 +519,61 @@ TEST(SplitAutoCli, ContradictoryOptionsAreOneLineErrors) {
   expect_one_line_exit_2(test::run_dmo({"run", kModel, "--split", "2-3:4", "--dump-tensors", dir}),
                          "--dump-tensors: the intermediates of split stages are never whole in memory");
   std::filesystem::remove_all(dir);
+}
+
+// Without --split, plan, run and verify search: the default is dmo's
+// smallest proven arena. The search steps aside for the options that ask for
+// a plan no split schedule can be.
+TEST(SplitAutoCli, AutoIsTheDefaultAndStepsAsideForOptionsThatExcludeIt) {
+  const test::CommandResult by_default = test::run_dmo({"plan", kModel, "--json"});
+  const test::CommandResult asked = test::run_dmo({"plan", kModel, "--split", "auto", "--json"});
+  const test::CommandResult whole = test::run_dmo({"plan", kModel, "--split", "none", "--json"});
+  ASSERT_EQ(by_default.exit_status, 0) << by_default.err;
+  ASSERT_EQ(asked.exit_status, 0) << asked.err;
+  ASSERT_EQ(whole.exit_status, 0) << whole.err;
+  const nlohmann::json d = nlohmann::json::parse(by_default.out), a = nlohmann::json::parse(asked.out),
+                       w = nlohmann::json::parse(whole.out);
+  EXPECT_EQ(d["split_method"], "auto");
+  for (const char* key : {"dmo_bytes", "split", "offsets", "descending_ops", "extra_macs"}) EXPECT_EQ(d[key], a[key]) << key;
+  EXPECT_FALSE(d["split"].empty());
+  EXPECT_LT(d["dmo_bytes"].get<int64_t>(), w["dmo_bytes"].get<int64_t>());
+  EXPECT_EQ(w["split_method"], "none");
+
+  const test::CommandResult text = test::run_dmo({"plan", kModel});
+  EXPECT_NE(text.out.find("--split auto is the default; --split none plans every op whole"), std::string::npos)
+      << text.out;
+  EXPECT_EQ(test::run_dmo({"plan", kModel, "--split", "auto"}).out.find("is the default"), std::string::npos);
+
+  // Each option that excludes splitting turns the default off, no error.
+  for (const std::vector<std::string>& flags :
+       {std::vector<std::string>{"--reorder", "auto"}, {"--concat-in-place"}, {"--kernels", "cmsis-nn"}}) {
+    std::vector<std::string> args = {"plan", kModel, "--json"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    const test::CommandResult r = test::run_dmo(args);
+    ASSERT_EQ(r.exit_status, 0) << flags.front() << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out)["split_method"], "none") << flags.front();
+  }
+
+  // verify and run execute the split plan by default...
+  const test::CommandResult verified = test::run_dmo({"verify", kModel});
+  EXPECT_EQ(verified.exit_status, 0) << verified.out << verified.err;
+  EXPECT_NE(verified.out.find("ops split --split 2-3:"), std::string::npos) << verified.out;
+  const test::CommandResult ran = test::run_dmo({"run", kModel, "--json"});
+  ASSERT_EQ(ran.exit_status, 0) << ran.err;
+  EXPECT_FALSE(nlohmann::json::parse(ran.out)["split"].empty()) << ran.out;
+  // ...and step aside for unshared tensors, a plan file and tensor dumps.
+  const test::CommandResult unshared = test::run_dmo({"run", kModel, "--unshared", "--json"});
+  ASSERT_EQ(unshared.exit_status, 0) << unshared.err;
+  const std::string dir = temp_path("default_dump");
+  const test::CommandResult dumped = test::run_dmo({"run", kModel, "--dump-tensors", dir});
+  EXPECT_EQ(dumped.exit_status, 0) << dumped.err;
+  EXPECT_TRUE(std::filesystem::exists(dir + "/0.bin"));
+  std::filesystem::remove_all(dir);
+  const nlohmann::json unsplit_file = plan_file_of(w);
+  EXPECT_FALSE(unsplit_file.contains("split"));
+  const test::CommandResult from_file = verify_with_file(unsplit_file, "default_unsplit.json");
+  EXPECT_EQ(from_file.exit_status, 0) << from_file.out << from_file.err;
+  EXPECT_EQ(from_file.out.find("ops split"), std::string::npos) << from_file.out;
 }
 
 TEST(SplitAutoCli, ExportWritesTheUnsplitPlanAndSaysSo) {

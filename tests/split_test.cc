@@ -653,7 +653,7 @@ TEST(SplitCli, PlanJsonReportsTheStageAndItsMacs) {
   EXPECT_GT(j["macs"].get<int64_t>(), 3072 * 8);
   EXPECT_TRUE(j.contains("extra_macs_percent"));
 
-  const test::CommandResult plain = test::run_dmo({"plan", "mobilenet_v1_0.25_128_uint8", "--json", "--overlap", "none"});
+  const test::CommandResult plain = test::run_dmo({"plan", "mobilenet_v1_0.25_128_uint8", "--split", "none", "--json", "--overlap", "none"});
   ASSERT_EQ(plain.exit_status, 0) << plain.err;
   EXPECT_FALSE(nlohmann::json::parse(plain.out).contains("split"));
 }

@@ -71,7 +71,10 @@ Command add_plan_command(CLI::App& app) {
                   "for `dmo solve`");
   cmd->add_option("--svg", options->svg, "draw the arena over time, TFLM's plan beside dmo's, into this SVG file");
   return [options] {
-    const SplitRequest split = split_request(options->split);
+    const ReorderRequest reorder = reorder_request(options->reorder);
+    const SplitRequest split =
+        split_request(options->split, split_excluded_by(reorder == ReorderRequest::kAuto, options->concat_in_place,
+                                                        options->kernels));
     if (options->split_report && split.method != SplitMethod::kAuto) {
       throw Error("--split-report prints the trade-off curve of --split auto");
     }
@@ -90,7 +93,6 @@ Command add_plan_command(CLI::App& app) {
     report_options.split = split.stages;
     report_options.concat_in_place = options->concat_in_place;
     report_options.progress = progress_reporter("plan", "safe overlaps", "op walks");
-    const ReorderRequest reorder = reorder_request(options->reorder);
     if (reorder == ReorderRequest::kAuto && split.method != SplitMethod::kNone) {
       throw Error("--reorder auto cannot be combined with --split (split stages are op ranges of file order)");
     }
@@ -124,6 +126,7 @@ Command add_plan_command(CLI::App& app) {
     if (reordered) std::cout << reorder_report_text(*reordered);
     std::cout << plan_report_text(planned_graph, report);
     if (found) std::cout << split_search_summary_text(*found);
+    if (found && split_by_default(options->split)) std::cout << kSplitDefaultNote << '\n';
     if (found && options->split_report) std::cout << split_tradeoff_text(*found);
     return 0;
   };

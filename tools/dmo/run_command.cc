@@ -57,8 +57,13 @@ Command add_run_command(CLI::App& app) {
   cmd->add_flag("--json", o->json, "print the result as JSON, with inference_ms and repeat");
   return [o, repeat] {
     if (o->repeat < 1) throw Error(fmt::format("--repeat must be at least 1, is {}", o->repeat));
-    const SplitRequest split = split_request(o->split);
     const ReorderRequest reorder = reorder_request(o->reorder);
+    const std::string excluded_by = o->unshared          ? "--unshared"
+                                    : !o->plan.empty()     ? "--plan"
+                                    : !o->dump_dir.empty() ? "--dump-tensors"
+                                                           : split_excluded_by(reorder == ReorderRequest::kAuto,
+                                                                               o->concat_in_place, "tflm-reference");
+    const SplitRequest split = split_request(o->split, excluded_by);
     if (reorder == ReorderRequest::kAuto && (o->unshared || !o->plan.empty() || split.method != SplitMethod::kNone)) {
       throw Error(fmt::format("--reorder auto runs dmo's plan of the order it finds; {} excludes it",
                               o->unshared ? "--unshared" : !o->plan.empty() ? "--plan" : "--split"));

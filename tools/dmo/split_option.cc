@@ -1,5 +1,7 @@
 #include "split_option.h"
 
+#include <fmt/format.h>
+
 #include "dmo/error.h"
 
 namespace dmo::cli {
@@ -10,7 +12,9 @@ void add_split_options(CLI::App* command, SplitArguments& arguments) {
                       "bands of the last output's rows, each cut into COLUMNS patches if given, each intermediate "
                       "held as its largest band, halo rows and columns computed again (FIRST-LAST:TILES or "
                       "FIRST-LAST:TILESxCOLUMNS, e.g. 1-2:4 or 1-2:4x2; repeatable; dmo's reference kernels); "
-                      "'auto': the stages that make dmo's arena smallest within --max-recompute; 'none' (default)")
+                      "'auto' (default): the stages that make dmo's arena smallest within --max-recompute, none when no "
+                      "stage lowers it, and none when --plan, --unshared, --reorder auto, --concat-in-place, a "
+                      "cmsis kernel family or --dump-tensors is given; 'none': every op runs whole")
       ->allow_extra_args(false);
   arguments.max_recompute_option =
       command->add_option("--max-recompute", arguments.max_recompute,
@@ -19,11 +23,23 @@ void add_split_options(CLI::App* command, SplitArguments& arguments) {
           ->check(CLI::NonNegativeNumber);
 }
 
-SplitRequest split_request(const SplitArguments& arguments) {
+std::string split_excluded_by(bool reorder_auto, bool concat_in_place, const std::string& kernels) {
+  if (reorder_auto) return "--reorder auto";
+  if (concat_in_place) return "--concat-in-place";
+  if (kernels != "tflm-reference") return fmt::format("--kernels {}", kernels);
+  return {};
+}
+
+bool split_by_default(const SplitArguments& arguments) { return arguments.values.empty(); }
+
+SplitRequest split_request(const SplitArguments& arguments, const std::string& excluded_by) {
   SplitRequest request = parse_split_request(arguments.values);
+  if (split_by_default(arguments)) request.method = excluded_by.empty() ? SplitMethod::kAuto : SplitMethod::kNone;
   if (arguments.max_recompute_option && arguments.max_recompute_option->count() > 0 &&
       request.method != SplitMethod::kAuto) {
-    throw Error("--max-recompute applies to --split auto only");
+    throw Error(split_by_default(arguments)
+                    ? fmt::format("--max-recompute applies to --split auto, which {} excludes", excluded_by)
+                    : "--max-recompute applies to --split auto only");
   }
   request.max_recompute_percent = arguments.max_recompute;
   return request;

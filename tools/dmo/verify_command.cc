@@ -117,8 +117,14 @@ Command add_verify_command(CLI::App& app) {
                 "where that does not raise dmo's arena; those ops then copy nothing (not with --split)");
   add_reorder_option(cmd, o->reorder);
   return [o] {
-    const SplitRequest split = split_request(o->split);
     Graph graph = load_model(o->model);
+    // Without --split the search runs only where dmo's plan is the one verified.
+    const bool dmo_plan = o->plan == "dmo" || (o->plan.empty() && !graph.offline_plan);
+    const std::string excluded_by =
+        !dmo_plan ? (o->plan.empty() ? "the model's offline plan" : "--plan")
+                  : split_excluded_by(reorder_request(o->reorder) == ReorderRequest::kAuto, o->concat_in_place,
+                                      o->kernels);
+    const SplitRequest split = split_request(o->split, excluded_by);
     std::vector<uint8_t> input = load_input(graph, o->input, o->seed);
     const std::vector<KernelFamily> families = kernel_families(o->kernels);
     const PlanToVerify plan = choose_plan_to_verify(
