@@ -114,6 +114,7 @@ TEST(CliPlanSvg, HasAxesLegendPeakAndTheSharedBytesOfDmosPlan) {
   EXPECT_GT(expected.size(), 10u);
   EXPECT_EQ(drawn_bands(d.svg), expected);
   EXPECT_EQ(count_of(d.svg, "walks its output descending</title>"), 0u);
+  EXPECT_EQ(count_of(d.svg, "dmo (algorithmic overlap)"), 1u);
 }
 
 // With split stages dmo's plan runs on the schedule's steps (a stage's ops
@@ -137,6 +138,8 @@ TEST(CliPlanSvg, SplitStagesDrawDmosPlanOverScheduleStepsAndTflmsOverOps) {
   EXPECT_EQ(drawn_bands(d.svg), expected);
   // The stage writes its output over its dying input: one band over its steps.
   EXPECT_EQ(count_of(d.svg, "split stage ops 2-3: output tensor "), 1u);
+  // dmo's panel names the stages it runs.
+  EXPECT_EQ(count_of(d.svg, "dmo (algorithmic overlap, split 2-3:4)"), 1u);
 }
 
 TEST(CliPlanSvg, TheTimeAxisOfAModelOfSeveralSubgraphsSpansItsWholeTimeline) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "dmo/model/model_timeline.h"
+#include "dmo/report/split_report.h"
 
 namespace dmo {
 
@@ -199,9 +200,10 @@ std::string axes(const Frame& f, const std::set<int32_t>& descending, int32_t pe
   if (peak_op >= 0 && peak_op < f.ops) {
     out += fmt::format(
         "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"#ffe680\" fill-opacity=\"0.55\"/>"
+        // Kept whole inside the panel: the label is about 180 px wide.
         "<text x=\"{:.1f}\" y=\"{:.1f}\" font-size=\"10\" text-anchor=\"middle\" fill=\"#7a5c00\">peak {} {}: {} "
         "bytes live</text>\n",
-        f.x(peak_op), kTop, f.column(), kPanelHeight, std::clamp(f.x(peak_op + 0.5), f.x0 + 60, f.x0 + kPanelWidth - 60),
+        f.x(peak_op), kTop, f.column(), kPanelHeight, std::clamp(f.x(peak_op + 0.5), f.x0 + 95, f.x0 + kPanelWidth - 95),
         kTop - 18, f.steps ? "step" : "op", peak_op, grouped(peak_bytes));
   }
   for (int32_t op : descending) {
@@ -376,8 +378,14 @@ std::string plan_svg(const Graph& graph, const PlanResult& r) {
   // The live bytes are per time of dmo's problem: TFLM's panel marks the
   // peak only where its times are the same.
   out += panel(graph, r.tflm_problem, r.tflm_greedy, tflm_title, tflm, r, split ? -1 : r.peak_op);
-  out += panel(graph, r.problem, r.dmo, fmt::format("dmo ({} overlap)", overlap_method_name(r.method)), dmo, r,
-               r.peak_op);
+  // The stages by name where they fit the panel's width, else their count.
+  const std::string stages = split_stages_text(r.schedule.stages);
+  const std::string dmo_title =
+      !split               ? fmt::format("dmo ({} overlap)", overlap_method_name(r.method))
+      : stages.size() <= 16 ? fmt::format("dmo ({} overlap, split {})", overlap_method_name(r.method), stages)
+                            : fmt::format("dmo ({} overlap, {} split stages)", overlap_method_name(r.method),
+                                          r.schedule.stages.size());
+  out += panel(graph, r.problem, r.dmo, dmo_title, dmo, r, r.peak_op);
   out += legend(legend_top);
   out += "</svg>\n";
   return out;
