@@ -147,23 +147,8 @@ SplitSearchResult search_split_stages(const Graph& graph, const PlanOptions& opt
     }
   }
   const std::vector<OpOverlap> overlaps = unsplit_safe_overlaps(graph, unsplit);
-  StageTilingMemo tilings(graph);
   SplitSearchResult result;
   result.max_recompute_percent = max_recompute_percent;
-  // Candidates are planned as plan_model plans dmo's plan (its problem, then
-  // choose_scheduled_plan), without the other figures; the one chosen in full.
-  Schedule current_schedule = default_schedule(graph);
-  MemoryProblem current_problem = planned_problem(graph, unsplit, current_schedule, overlaps);
-  Plan current_dmo = choose_dmo_plan(current_problem, options.alignment).dmo;
-  result.unsplit_bytes = current_dmo.arena_size;
-  // Per op of the unsplit problem, for bound_outside_stages: with fixed
-  // offsets no bound is known, and a whole model's times are not its ops.
-  std::vector<int64_t> unsplit_per_op;
-  if (!has_fixed_offsets(current_problem) && !plans_whole_model(graph)) {
-    unsplit_per_op = live_bytes_per_op(current_problem);
-    const std::vector<int64_t> saving = overlap_saving_per_op(current_problem);
-    for (size_t op = 0; op < unsplit_per_op.size(); ++op) unsplit_per_op[op] -= saving[op];
-  }
   const int64_t macs = model_macs(graph);
   auto within_budget = [&](int64_t extra) {
     return static_cast<double>(extra) <= max_recompute_percent / 100.0 * static_cast<double>(macs);
@@ -183,6 +168,29 @@ SplitSearchResult search_split_stages(const Graph& graph, const PlanOptions& opt
     if (c.stage.column_tiles == 1) height_only.push_back(c);
   }
   result.candidates = static_cast<int32_t>(candidates.size());
+  if (candidates.empty()) {
+    // Nothing to split (most models without convs): the unsplit plan, once.
+    result.plan = plan_model(graph, unsplit, overlaps);
+    result.unsplit_bytes = result.plan.dmo.arena_size;
+    result.pareto = pareto_front({{{}, result.unsplit_bytes, 0}});
+    result.chosen = 0;
+    return result;
+  }
+  StageTilingMemo tilings(graph);
+  // Candidates are planned as plan_model plans dmo's plan (its problem, then
+  // choose_scheduled_plan), without the other figures; the one chosen in full.
+  Schedule current_schedule = default_schedule(graph);
+  MemoryProblem current_problem = planned_problem(graph, unsplit, current_schedule, overlaps);
+  Plan current_dmo = choose_dmo_plan(current_problem, options.alignment).dmo;
+  result.unsplit_bytes = current_dmo.arena_size;
+  // Per op of the unsplit problem, for bound_outside_stages: with fixed
+  // offsets no bound is known, and a whole model's times are not its ops.
+  std::vector<int64_t> unsplit_per_op;
+  if (!has_fixed_offsets(current_problem) && !plans_whole_model(graph)) {
+    unsplit_per_op = live_bytes_per_op(current_problem);
+    const std::vector<int64_t> saving = overlap_saving_per_op(current_problem);
+    for (size_t op = 0; op < unsplit_per_op.size(); ++op) unsplit_per_op[op] -= saving[op];
+  }
 
   // Every set planned, by key: its arena. The unsplit plan is the first.
   std::map<std::string, int64_t> arena_of;
