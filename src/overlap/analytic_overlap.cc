@@ -80,6 +80,37 @@ AnalyticOverlap concatenation_overlap(const Subgraph& subgraph, const Op& op, in
   return {std::clamp<int64_t>(rows * row - worst, 0, rows * row) * element, rule};
 }
 
+// FULLY_CONNECTED stores output element (b, u) = b*U + u once, after
+// reading input row b (D elements from b*D) whole, and every unit re-reads
+// that row. With the input at 0 and the output's end at O_s, store (b, u)
+// must end at or below the first input byte still to be read: row b's
+// start while units of row b remain (u < U - 1), row b + 1's start after
+// the last unit. The least of those bounds over b is exact for the
+// kernel's order (two candidates per b, linear in b).
+AnalyticOverlap fully_connected_overlap(const Op& op, int32_t input, const Tensor& in, const Tensor& out) {
+  const char* rule = "fully connected: each store below the input rows still to be read";
+  if (op.inputs.empty() || op.inputs[0] != input) return {std::nullopt, "fully connected: not the data input"};
+  for (size_t k = 1; k < op.inputs.size(); ++k) {
+    if (op.inputs[k] == input) return {std::nullopt, "fully connected: the input is also an operand"};
+  }
+  if (in.element_count == 0 || out.element_count == 0) return {std::nullopt, "fully connected: empty"};
+  const int64_t units = out.shape.empty() ? 1 : out.shape.back();
+  if (units <= 0 || out.element_count % units != 0) return {std::nullopt, "fully connected: no units"};
+  const int64_t batches = out.element_count / units;
+  if (in.element_count % batches != 0) return {std::nullopt, "fully connected: rows differ"};
+  const int64_t depth = in.element_count / batches;
+  const int64_t e_i = in.byte_size / in.element_count, e_o = out.byte_size / out.element_count;
+  const int64_t x = out.byte_size;
+  int64_t bound = x;
+  for (int64_t b = 0; b < batches; ++b) {
+    // Units before the last re-read row b: the last of them ends at (b*U + U - 1)*e_o.
+    if (units >= 2) bound = std::min(bound, b * depth * e_i + x - (b * units + units - 1) * e_o);
+    // The last unit of a row before the last: row b + 1 is read next.
+    if (b + 1 < batches) bound = std::min(bound, (b + 1) * depth * e_i + x - (b + 1) * units * e_o);
+  }
+  return {std::clamp<int64_t>(bound, 0, x), rule};
+}
+
 }  // namespace
 
 AnalyticOverlap analytic_safe_overlap(const Subgraph& subgraph, int32_t op_index, int32_t input, int32_t output,
@@ -129,7 +160,7 @@ AnalyticOverlap analytic_safe_overlap(const Subgraph& subgraph, int32_t op_index
     }
     case OpKind::kFullyConnected:
       if (descending) break;
-      return {0, "fully connected: every output re-reads the whole input"};
+      return fully_connected_overlap(op, input, in, out);
     case OpKind::kAdd:
     case OpKind::kSub:
     case OpKind::kMul:

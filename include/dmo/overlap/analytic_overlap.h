@@ -7,8 +7,8 @@
 // place; a memcpy may write its whole destination before reading its
 // source, so RESHAPE and SQUEEZE (one copy) allow no overlap, CONCATENATION
 // as far as every block's copy lands below its source, and STRIDED_SLICE
-// is bounded by 0; FULLY_CONNECTED re-reads its whole input for every
-// output, so its bound is 0. Other ops have no closed form here: callers fall back to
+// is bounded by 0; FULLY_CONNECTED re-reads an input row for every unit,
+// so only stores past the rows still to be read may overlap (exact). Other ops have no closed form here: callers fall back to
 // the algorithmic value.
 #pragma once
 
