@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "dmo/model/model_timeline.h"
+#include "dmo/report/grouped_number.h"
 #include "dmo/report/split_report.h"
 
 namespace dmo {
@@ -30,16 +31,6 @@ std::string escape(const std::string& text) {
     }
   }
   return out;
-}
-
-// 1234567 -> "1,234,567": byte counts a reader compares digit by digit.
-std::string grouped(int64_t value) {
-  std::string digits = std::to_string(value < 0 ? -value : value), out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return value < 0 ? "-" + out : out;
 }
 
 // A round step (1, 2 or 5 times a power of ten) giving at most `most` ticks over `span`.

@@ -18,5 +18,6 @@ Command add_trace_command(CLI::App& app);
 Command add_export_command(CLI::App& app);
 Command add_zoo_command(CLI::App& app);
 Command add_solve_command(CLI::App& app);
+Command add_fit_command(CLI::App& app);
 
 }  // namespace dmo::cli

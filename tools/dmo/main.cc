@@ -45,7 +45,8 @@ int run(CLI::App& app, int argc, char** argv) {
       dmo::cli::add_info_command(app), dmo::cli::add_plan_command(app), dmo::cli::add_run_command(app),
       dmo::cli::add_overlap_command(app), dmo::cli::add_verify_command(app),
       dmo::cli::add_export_command(app), dmo::cli::add_zoo_command(app),
-      dmo::cli::add_trace_command(app), dmo::cli::add_solve_command(app)};
+      dmo::cli::add_trace_command(app), dmo::cli::add_solve_command(app),
+      dmo::cli::add_fit_command(app)};
   bool progress = false;
   app.add_flag("--progress", progress,
                "report progress of long steps on stderr even when it is not a terminal (on a terminal it always is)");
