@@ -84,6 +84,40 @@ ConvGeometry conv_geometry(const OpContext& ctx, const Conv2DParams& params) {
   return g;
 }
 
+// One output pixel under the address-only policy, when every channel reads
+// the same input window: the loop nest reads the window, stores channel 0,
+// reads it again, ..., stores the last channel. The fold
+// (model/safe_overlap_formula.h) keeps, per read, the highest byte written
+// before it, which only grows, so of identical reads only the one before
+// the pixel's last store can bound O_s: stores of every channel but the
+// last, the window once, the last store give the same O_s in one read
+// instead of one per channel. The weights and bias are not the pair's
+// tensors, so their loads leave the fold alone.
+template <class Input, class Output>
+void address_only_pixel(const ConvGeometry& g, const KernelIO& io, AddressMemory& mem, int32_t batch,
+                        int64_t in_y_origin, int64_t in_x_origin, const TapSpan& inside_y, const TapSpan& inside_x,
+                        int64_t pixel_index) {
+  const TensorRef& input = io.input(0);
+  const TensorRef& output = io.output(0);
+  const bool descending = io.descending;
+  auto store = [&](int32_t c) {
+    mem.store<Output>(output, pixel_index + walk_index(c, g.output_depth, descending), Output{});
+  };
+  auto read_window = [&] {
+    for (int32_t filter_y = inside_y.first; filter_y <= inside_y.last; ++filter_y) {
+      const int64_t in_y = in_y_origin + int64_t{g.dilation_height} * filter_y;
+      for (int32_t filter_x = inside_x.first; filter_x <= inside_x.last; ++filter_x) {
+        const int64_t in_x = in_x_origin + int64_t{g.dilation_width} * filter_x;
+        const int64_t input_base = ((int64_t{batch} * g.input_height + in_y) * g.input_width + in_x) * g.input_depth;
+        mem.load_run<Input>(input, input_base, g.filter_depth);
+      }
+    }
+  };
+  for (int32_t c = 0; c + 1 < g.output_depth; ++c) store(c);
+  read_window();
+  if (g.output_depth > 0) store(g.output_depth - 1);
+}
+
 template <class Arithmetic, class Memory>
 void conv_loops(const ConvGeometry& g, const Arithmetic& arithmetic, const KernelIO& io, Memory& mem) {
   using Input = typename Arithmetic::Input;
@@ -101,6 +135,10 @@ void conv_loops(const ConvGeometry& g, const Arithmetic& arithmetic, const Kerne
   const IndexRange cols = io.region.cols(g.output_width);
   // A division per output element is dear next to a short channel loop.
   const bool grouped = g.filters_per_group != g.output_depth;
+  // Every output channel of a pixel reads the same input window when the
+  // conv is not grouped and neither weights nor bias are the input itself.
+  const bool pixel_reads_one_input_window =
+      !grouped && filter.index != input.index && (!has_bias || bias.index != input.index);
   for (int32_t b = 0; b < g.batches; ++b) {
     const int32_t batch = walk_index(b, g.batches, descending);
     for (int32_t y = 0; y < rows.size(); ++y) {
@@ -114,6 +152,12 @@ void conv_loops(const ConvGeometry& g, const Arithmetic& arithmetic, const Kerne
         // channel visits exactly them, in the same order.
         const TapSpan inside_y = taps_inside(in_y_origin, g.dilation_height, g.filter_height, g.input_height);
         const TapSpan inside_x = taps_inside(in_x_origin, g.dilation_width, g.filter_width, g.input_width);
+        if constexpr (std::is_same_v<Memory, AddressMemory>) {
+          if (pixel_reads_one_input_window) {
+            address_only_pixel<Input, Output>(g, io, mem, batch, in_y_origin, in_x_origin, inside_y, inside_x, pixel_index);
+            continue;
+          }
+        }
         for (int32_t c = 0; c < g.output_depth; ++c) {
           const int32_t out_channel = walk_index(c, g.output_depth, descending);
           const int64_t output_index = pixel_index + out_channel;

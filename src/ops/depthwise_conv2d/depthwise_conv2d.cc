@@ -86,6 +86,20 @@ void depthwise_loops(const DepthwiseGeometry& g, const Arithmetic& arithmetic, c
   const bool descending = io.descending;
   const IndexRange rows = io.region.rows(g.output_height);
   const IndexRange cols = io.region.cols(g.output_width);
+  // Address-only: which of a pixel's channel reads can bound O_s. Within a
+  // pixel every channel reads the same taps, so the lowest byte a channel
+  // reads grows by one element per input channel, and the highest byte
+  // written before it by one element per store: the fold's term for a
+  // read (model/safe_overlap_formula.h) is affine in the input channel
+  // from the second on, and largest at the last multiplier of a channel.
+  // The first channel's read, after the previous pixel's stores, the
+  // second's and the last's therefore give the pixel's largest term; the
+  // other reads cannot change O_s. Not when weights or bias are the input.
+  const bool skip_inner_reads = filter.index != input.index && (!has_bias || bias.index != input.index);
+  auto reads_bound_overlap = [&](int32_t ic, int32_t mi) {
+    return !skip_inner_reads ||
+           (mi == g.depth_multiplier - 1 && (ic <= 1 || ic == g.input_depth - 1));
+  };
   for (int32_t b = 0; b < g.batches; ++b) {
     const int32_t batch = walk_index(b, g.batches, descending);
     for (int32_t y = 0; y < rows.size(); ++y) {
@@ -109,10 +123,11 @@ void depthwise_loops(const DepthwiseGeometry& g, const Arithmetic& arithmetic, c
             if constexpr (std::is_same_v<Memory, AddressMemory>) {
               // Only the order of addresses counts, and the taps inside the
               // input are read before the next store: the first and the
-              // last of them span all the others.
-              const TapSpan ys = taps_inside(in_y_origin, g.dilation_height, g.filter_height, g.input_height);
-              const TapSpan xs = taps_inside(in_x_origin, g.dilation_width, g.filter_width, g.input_width);
-              if (ys.first <= ys.last && xs.first <= xs.last) {
+              // last of them span all the others. The stored value is not
+              // computed (no requantization): only its address counts.
+              const TapSpan& ys = inside_y;
+              const TapSpan& xs = inside_x;
+              if (ys.first <= ys.last && xs.first <= xs.last && reads_bound_overlap(ic, mi)) {
                 auto input_at = [&](int32_t filter_y, int32_t filter_x) {
                   const int64_t in_y = in_y_origin + int64_t{g.dilation_height} * filter_y;
                   const int64_t in_x = in_x_origin + int64_t{g.dilation_width} * filter_x;
@@ -124,6 +139,9 @@ void depthwise_loops(const DepthwiseGeometry& g, const Arithmetic& arithmetic, c
                 mem.template load_span<Input>(input, input_at(ys.first, xs.first), input_at(ys.last, xs.last));
                 mem.template load_span<Filter>(filter, filter_at(ys.first, xs.first), filter_at(ys.last, xs.last));
               }
+              if (has_bias) mem.template load<Bias>(bias, out_channel);
+              mem.template store<Output>(output, output_index, Output{});
+              continue;
             } else {
               for (int32_t filter_y = inside_y.first; filter_y <= inside_y.last; ++filter_y) {
                 const int64_t in_y = in_y_origin + int64_t{g.dilation_height} * filter_y;
