@@ -2,7 +2,8 @@
 # Installs the Debian packages dmo builds with (Debian 12 or later).
 set -euo pipefail
 packages=(g++ cmake make libflatbuffers-dev flatbuffers-compiler libgtest-dev libbenchmark-dev
-          libcli11-dev nlohmann-json3-dev libfmt-dev valgrind)
+          libcli11-dev nlohmann-json3-dev libfmt-dev valgrind
+          clang libclang-rt-14-dev)  # clang and its libFuzzer runtime: the fuzz targets (-DDMO_FUZZ=ON)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

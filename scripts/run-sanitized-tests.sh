@@ -13,7 +13,7 @@ sweeps=(
   'DmoPlannerFigures*' 'DmoPlannerCheckValues*' 'GraphWriter*' 'ConvGolden*' 'Readme/*' 'RealModels/ClobberDetection*'
   'Cli.EverySharedModelPlansAsJson*' 'SharedModels.AllImportAndPlanValidly*' 'ProblemFile.RoundTripOfSharedModels*'
   'KernelFamilies.SharedInt8ModelsVerifyUnderEveryFamily*' 'KernelFamilies.ReadmeTableOfArenasPerFamily*'
-  'CmsisNnDepthwise.SharedModels*' 'CmsisNnSharedModels.*' 'CmsisNnConv.SharedModels*'
+  'CmsisNnDepthwise.SharedModels*' 'CmsisNnSharedModels.*' 'CmsisNnConv.SharedModels*' 'MutationSweep.*'
 )
 filter="-$(IFS=:; echo "${sweeps[*]}")"
 cd "$build/tests" || exit 2

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "test_support.h"
+#include "tflite_test_model.h"
 
 namespace dmo {
 namespace {
@@ -61,8 +62,41 @@ TEST(CliBadFiles, PlanFileOffsetsAndArenaOutOfRangeAreRefusedNamingTheFile) {
   plan["offsets"][0] = good["arena_bytes"];
   expect_one_line_exit_2(verify_with(plan), file, "does not fit in arena_bytes");
   plan = good;
+  // Beyond uint64: a float to the JSON parser, once converted to int64 (undefined; found by fuzz_plan_file).
+  plan["split"] = nlohmann::json::parse(
+      R"([{"ops": [0, 4], "axis": "height and width", "tiles": 2, "column_tiles": 92233720368547758075}])");
+  expect_one_line_exit_2(verify_with(plan), file, "is not an integer");
+  plan = good;
   plan["descending_ops"] = {1 << 20};
   expect_one_line_exit_2(verify_with(plan), file, "descending op 1048576 is above");
+  std::filesystem::remove(file);
+}
+
+// Found by the mutation sweep (one flipped byte of a shared MobileNet made a
+// depthwise filter a scalar): the closed-form O_s read the filter's height
+// and width past its shape and crashed `dmo plan`. A conv and a depthwise
+// conv whose filters are scalars now plan or are refused with one line.
+TEST(CliBadFiles, ConvFiltersOfTheWrongRankAreNoCrash) {
+  const std::string file = temp_path("scalar_filter.tflite");
+  for (int32_t code : {3, 4}) {  // CONV_2D, DEPTHWISE_CONV_2D
+    test::TestModel m;
+    m.tensors = {{"input", 0, {1, 4, 4, 2}, {}},
+                 {"filter", 0, {}, std::vector<uint8_t>(4, 0)},
+                 {"output", 0, {1, 4, 4, 2}, {}}};
+    m.ops = {{code, {0, 1, -1}, {2}}};
+    m.inputs = {0};
+    m.outputs = {2};
+    const std::vector<uint8_t> bytes = test::write_test_model(m);
+    std::ofstream(file, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
+                                                static_cast<std::streamsize>(bytes.size()));
+    for (const char* overlap : {"analytic", "algorithmic"}) {
+      const test::CommandResult r = run_dmo({"plan", file, "--split", "none", "--overlap", overlap});
+      EXPECT_TRUE(r.exit_status == 0 || r.exit_status == 2) << code << " " << overlap << ": " << r.err;
+      if (r.exit_status == 2) {
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+      }
+    }
+  }
   std::filesystem::remove(file);
 }
 

@@ -2,11 +2,14 @@
 // every field, and every kind of damage is a dmo::Error naming the problem.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <random>
 
 #include "dmo/error.h"
 #include "dmo/tflite/offline_plan.h"
+#include "dmo/tflite/graph_writer.h"
 #include "dmo/tflite/reader.h"
+#include "dmo/zoo/graph_builder.h"
 #include "tflite_test_model.h"
 
 namespace dmo {
@@ -160,6 +163,28 @@ TEST(TfliteReader, RejectsOfflinePlanOfWrongLength) {
   std::string e = error_of(write_test_model(m));
   EXPECT_NE(e.find("OfflineMemoryAllocation"), std::string::npos) << e;
   EXPECT_NE(e.find("3 tensor offsets"), std::string::npos) << e;
+}
+
+// A [long] vector's elements (zero points) may sit 4 bytes off their 8-byte
+// alignment in a hostile file: the verifier checks only the length word's.
+// Found by fuzz_tflite_reader as a misaligned int64 load (UBSan); here the
+// whole file sits 4 bytes off an 8-byte boundary, which the verifier (it
+// checks alignment from the file's start) accepts, so every zero point is
+// misaligned. Under the sanitizers this failed before the fix.
+TEST(TfliteReader, ReadsZeroPointsOffTheirAlignment) {
+  GraphBuilder b("zero_points");
+  const int32_t in = b.add_tensor("in", DataType::kInt8, {1, 4}, {{0.5f}, {-3}, 0});
+  const int32_t out = b.add_tensor("out", DataType::kInt8, {1, 4}, {{0.5f}, {-3}, 0});
+  b.add_op(OpKind::kRelu, {in}, {out});
+  b.set_inputs({in});
+  b.set_outputs({out});
+  const std::vector<uint8_t> bytes = write_tflite(b.finish());
+  std::vector<uint64_t> storage(bytes.size() / 8 + 2);
+  uint8_t* const off_by_4 = reinterpret_cast<uint8_t*>(storage.data()) + 4;
+  std::memcpy(off_by_4, bytes.data(), bytes.size());
+  const Graph graph = read_tflite_bytes(std::span<const uint8_t>(off_by_4, bytes.size()), "model.tflite");
+  EXPECT_EQ(graph.main().tensors[0].quantization.zero_point, std::vector<int64_t>{-3});
+  EXPECT_EQ(graph.main().tensors[1].quantization.zero_point, std::vector<int64_t>{-3});
 }
 
 // Every truncation and many random byte flips must import or fail cleanly

@@ -48,8 +48,9 @@ std::vector<uint8_t> write_test_model(const TestModel& model) {
       options = fb::CreatePool2DOptions(b, fb::Padding_VALID, op.stride, op.stride, op.filter, op.filter).Union();
     }
     uint32_t opcode = op.opcode_index >= 0 ? static_cast<uint32_t>(op.opcode_index) : code_index[op.builtin_code];
-    ops.push_back(fb::CreateOperator(b, opcode, b.CreateVector(op.inputs), b.CreateVector(op.outputs), options_type,
-                                     options));
+    const auto table =
+        fb::CreateOperator(b, opcode, b.CreateVector(op.inputs), b.CreateVector(op.outputs), options_type, options);
+    ops.insert(ops.end(), static_cast<size_t>(op.repeats), table);
   }
   auto tensor_vec = b.CreateVector(tensors);
   auto op_vec = b.CreateVector(ops);

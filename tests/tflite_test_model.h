@@ -25,6 +25,7 @@ struct TestOp {
   int64_t opcode_index = -1;  // -1: the code's own entry
   int32_t stride = 1;         // CONV_2D / DEPTHWISE / pools: strides and filter
   int32_t filter = 1;
+  int64_t repeats = 1;  // the op listed this many times in a row (one table, so a huge op count stays small)
 };
 
 struct TestModel {

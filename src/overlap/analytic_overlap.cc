@@ -19,9 +19,20 @@ struct WindowShape {
   int64_t w_i, d_i, h_i, w_o, d_o, h_o;
 };
 
+// Also nullopt for an empty tensor: the closed forms divide by the output's
+// row and depth.
 std::optional<WindowShape> nhwc_batch1(const Tensor& in, const Tensor& out) {
   if (in.shape.size() != 4 || out.shape.size() != 4 || in.shape[0] != 1 || out.shape[0] != 1) return std::nullopt;
+  if (in.element_count == 0 || out.element_count == 0) return std::nullopt;
   return WindowShape{in.shape[2], in.shape[3], in.shape[1], out.shape[2], out.shape[3], out.shape[1]};
+}
+
+// The filter of a conv (OHWI) or depthwise conv (1HWO): a file may give it
+// any rank (the kernels refuse it; the closed form must not read past it).
+const Tensor* filter_4d(const Subgraph& subgraph, const Op& op) {
+  if (op.inputs.size() < 2 || op.inputs[1] < 0) return nullptr;
+  const Tensor& filter = subgraph.tensors.at(static_cast<size_t>(op.inputs[1]));
+  return filter.shape.size() == 4 ? &filter : nullptr;
 }
 
 AnalyticOverlap from_line(double a, double b, const WindowShape& s, int32_t s_h, int32_t s_w, const Tensor& out,
@@ -125,7 +136,9 @@ AnalyticOverlap analytic_safe_overlap(const Subgraph& subgraph, int32_t op_index
       auto s = nhwc_batch1(in, out);
       if (!s || !is_data_input) return {std::nullopt, "conv: not a batch-1 NHWC data input"};
       const auto& p = std::get<Conv2DParams>(op.params);
-      const Tensor& filter = subgraph.tensors.at(static_cast<size_t>(op.inputs.at(1)));
+      const Tensor* f = filter_4d(subgraph, op);
+      if (!f) return {std::nullopt, "conv: filter not 4-D"};
+      const Tensor& filter = *f;
       int64_t p_h = padding_before(s->h_i, filter.shape[1], p.stride_h, p.dilation_h, s->h_o, descending);
       int64_t p_w = padding_before(s->w_i, filter.shape[2], p.stride_w, p.dilation_w, s->w_o, descending);
       double a = static_cast<double>(p.stride_h * s->w_i * s->d_i) / static_cast<double>(s->w_o * s->d_o);
@@ -137,8 +150,11 @@ AnalyticOverlap analytic_safe_overlap(const Subgraph& subgraph, int32_t op_index
       auto s = nhwc_batch1(in, out);
       if (!s || !is_data_input) return {std::nullopt, "depthwise: not a batch-1 NHWC data input"};
       const auto& p = std::get<DepthwiseConv2DParams>(op.params);
-      const Tensor& filter = subgraph.tensors.at(static_cast<size_t>(op.inputs.at(1)));
-      int64_t m = s->d_i > 0 ? s->d_o / s->d_i : 1;
+      const Tensor* f = filter_4d(subgraph, op);
+      if (!f) return {std::nullopt, "depthwise: filter not 4-D"};
+      const Tensor& filter = *f;
+      const int64_t m = s->d_o / s->d_i;
+      if (m == 0) return {std::nullopt, "depthwise: output shallower than its input"};
       int64_t p_h = padding_before(s->h_i, filter.shape[1], p.stride_h, p.dilation_h, s->h_o, descending);
       int64_t p_w = padding_before(s->w_i, filter.shape[2], p.stride_w, p.dilation_w, s->w_o, descending);
       double a = static_cast<double>(p.stride_h * s->w_i) / static_cast<double>(s->w_o * m);

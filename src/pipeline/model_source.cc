@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "dmo/error.h"
+#include "dmo/model/limits.h"
 #include "dmo/tflite/graph_writer.h"
 #include "dmo/tflite/reader.h"
 #include "dmo/zoo/zoo.h"
@@ -47,8 +48,9 @@ ModelFile read_model_file(const std::string& model) {
     if (!in) throw Error(fmt::format("{}: cannot open file", model));
     std::streamoff size = in.tellg();
     if (size < 0) throw Error(fmt::format("{}: cannot read file", model));
-    if (static_cast<uint64_t>(size) >= (uint64_t{1} << 31)) {
-      throw Error(fmt::format("{}: file is {} bytes, larger than a TFLite flatbuffer can be", model, size));
+    if (size > kMaxModelFileBytes) {
+      throw Error(fmt::format("{}: file is {} bytes, above the {}-byte limit (larger than a TFLite flatbuffer can be)",
+                              model, size, kMaxModelFileBytes));
     }
     std::vector<uint8_t> bytes(static_cast<size_t>(size));
     in.seekg(0);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <nlohmann/json.hpp>
 
@@ -22,8 +23,10 @@ namespace dmo {
 namespace {
 
 // An integer field within [low, high], or an error naming the file and field.
+// A number beyond uint64 parses as a float: refused, never converted.
 int64_t integer_in(const nlohmann::json& value, const std::string& path, const std::string& what, int64_t low,
                    int64_t high) {
+  if (!value.is_number_integer()) throw Error(fmt::format("{}: {} {} is not an integer", path, what, value.dump()));
   if (value.is_number_unsigned() && value.get<uint64_t>() > static_cast<uint64_t>(high)) {
     throw Error(fmt::format("{}: {} {} is above {}", path, what, value.get<uint64_t>(), high));
   }
@@ -126,14 +129,19 @@ std::vector<SplitStage> split_stages_of(const nlohmann::json& list, const std::s
 }  // namespace
 
 PlacementFile read_placement_file(const std::string& path, const Graph& graph) {
-  const Subgraph& subgraph = graph.main();
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw Error(fmt::format("{}: is a directory, not a plan file", path));
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(fmt::format("{}: cannot open plan file", path));
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  return parse_placement_file(text, path, graph);
+}
+
+PlacementFile parse_placement_file(std::string_view text, const std::string& path, const Graph& graph) {
+  const Subgraph& subgraph = graph.main();
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(in);
+    j = nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
     throw Error(fmt::format("{}: not JSON: {}", path, e.what()));
   }

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "dmo/error.h"
+#include "dmo/model/limits.h"
 #include "dmo/plan/bounds.h"
 #include "dmo/plan/dmo_plan_choice.h"
 #include "dmo/plan/dmo_planner.h"
@@ -244,6 +245,12 @@ PlanResult plan_schedule(const Graph& graph, const PlanOptions& options, std::ve
   r.alignment = options.alignment;
   r.allow_descending = safe_overlap_options(options).allow_descending;
   r.families = options.families;
+  // Refused before the safe overlaps are analysed: no plan could be deployed.
+  r.tflm_problem = build_tflm_memory_problem(graph);
+  if (const int64_t least = lower_bound_bytes(r.tflm_problem); least > kMaxArenaBytes) {
+    throw Error(fmt::format("{}: {} bytes are live at one op, above the {}-byte arena limit", graph.source, least,
+                            kMaxArenaBytes));
+  }
   ScheduledPlanProblem planned =
       scheduled_plan_problem(graph, options, r.schedule, overlaps, StageOverlapDepth::kLoopNests);
   r.overlaps = std::move(overlaps);
@@ -254,7 +261,6 @@ PlanResult plan_schedule(const Graph& graph, const PlanOptions& options, std::ve
   r.scratch_buffers = std::move(planned.scratch_buffers);
   r.accelerator_fixed_buffers = planned.accelerator_fixed_buffers;
 
-  r.tflm_problem = build_tflm_memory_problem(graph);
   // TFLM runs every op whole, in file order: its own times.
   add_scratch_buffers(r.tflm_problem, r.scratch_buffers, first_time_of_ops(graph, default_schedule(graph)));
   for (const BufferRequest& b : r.tflm_problem.buffers) r.offline_planned_buffers += b.fixed_offset.has_value();

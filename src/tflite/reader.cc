@@ -19,9 +19,18 @@ namespace {
 
 namespace fb = ::dmo::tfl;
 
-// Reading the whole file: models for micro-controllers are small, and a file
-// larger than this cannot be a flatbuffer (32-bit offsets).
-constexpr uint64_t kMaxFileBytes = uint64_t{1} << 31;
+// The elements of a [long] vector. The verifier checks the alignment of the
+// length word only, so in a hostile file the elements can sit 4 bytes off
+// an 8-byte boundary, where reading them as int64_t is undefined: copied
+// byte-wise instead.
+std::vector<int64_t> int64_values(const flatbuffers::Vector<int64_t>& vector) {
+  std::vector<int64_t> values(vector.size());
+  for (size_t i = 0; i < values.size(); ++i) {
+    std::memcpy(&values[i], vector.Data() + i * sizeof(int64_t), sizeof(int64_t));
+    values[i] = flatbuffers::EndianScalar(values[i]);
+  }
+  return values;
+}
 
 class Importer {
  public:
@@ -46,6 +55,9 @@ class Importer {
     if (!model_->subgraphs() || model_->subgraphs()->size() == 0) {
       fail("the model has no subgraphs");
     }
+    int64_t ops = 0;
+    for (const fb::SubGraph* sg : *model_->subgraphs()) ops += sg && sg->operators() ? sg->operators()->size() : 0;
+    if (ops > kMaxOps) fail(fmt::format("the model has {} ops, above the {}-op limit", ops, kMaxOps));
     for (uint32_t s = 0; s < model_->subgraphs()->size(); ++s) {
       graph.subgraphs.push_back(import_subgraph(s));
     }
@@ -186,7 +198,7 @@ class Importer {
   void import_quantization(Tensor& tensor, const fb::QuantizationParameters* q, const std::string& who) {
     if (!q) return;
     if (q->scale()) tensor.quantization.scale.assign(q->scale()->begin(), q->scale()->end());
-    if (q->zero_point()) tensor.quantization.zero_point.assign(q->zero_point()->begin(), q->zero_point()->end());
+    if (q->zero_point()) tensor.quantization.zero_point = int64_values(*q->zero_point());
     tensor.quantization.quantized_dimension = q->quantized_dimension();
     const Quantization& quant = tensor.quantization;
     if (!quant.zero_point.empty() && quant.zero_point.size() != quant.scale.size()) {
@@ -380,8 +392,10 @@ Graph read_tflite_file(const std::string& path) {
   if (!in) throw Error(fmt::format("{}: cannot open file", path));
   std::streamoff size = in.tellg();
   if (size < 0) throw Error(fmt::format("{}: cannot read file", path));
-  if (static_cast<uint64_t>(size) >= kMaxFileBytes) {
-    throw Error(fmt::format("{}: file is {} bytes, larger than a TFLite flatbuffer can be", path, size));
+  // Reading the whole file: models for micro-controllers are small.
+  if (size > kMaxModelFileBytes) {
+    throw Error(fmt::format("{}: file is {} bytes, above the {}-byte limit (larger than a TFLite flatbuffer can be)",
+                            path, size, kMaxModelFileBytes));
   }
   std::vector<uint8_t> bytes(static_cast<size_t>(size));
   in.seekg(0);

@@ -79,9 +79,6 @@ Command add_plan_command(CLI::App& app) {
       throw Error("--split-report prints the trade-off curve of --split auto");
     }
     Graph graph = load_model(options->model);
-    for (const UnwrittenRead& read : unwritten_read_tensors(graph.main())) {
-      std::cerr << "warning: " << describe_unwritten_read(graph.main(), read) << '\n';
-    }
     PlanOptions report_options;
     report_options.method = options->overlap == "none"       ? OverlapMethod::kNone
                             : options->overlap == "analytic" ? OverlapMethod::kAnalytic
@@ -105,6 +102,10 @@ Command add_plan_command(CLI::App& app) {
       reordered = plan_with_reorder(graph, report_options, reorder);
     } else {
       planned = plan_model(graph, report_options);
+    }
+    // Warned once the model planned: a model refused gets its one error line only.
+    for (const UnwrittenRead& read : unwritten_read_tensors(graph.main())) {
+      std::cerr << "warning: " << describe_unwritten_read(graph.main(), read) << '\n';
     }
     const PlanResult& report = search ? search->plan : reordered ? reordered->plan : planned;
     // The plan's graph: subgraph 0's ops in the order the plan runs them.

@@ -46,7 +46,7 @@ struct OptionEnum<Activation> {
 // How a member is stored in the flatbuffer: enums as their underlying
 // integer, bool as a byte (as flatbuffers does), numbers as themselves.
 template <class M>
-using WireScalar = std::conditional_t<std::is_enum_v<M>, std::underlying_type<M>,
+using WireScalar = typename std::conditional_t<std::is_enum_v<M>, std::underlying_type<M>,
                                       std::conditional<std::is_same_v<M, bool>, uint8_t, M>>::type;
 
 template <class P, class M>

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "dmo/model/graph.h"
@@ -40,6 +41,9 @@ struct PlacementFile {
 // Throws dmo::Error naming the file and the problem (for a stage that is
 // not a splittable chain, the stage, the op and why).
 PlacementFile read_placement_file(const std::string& path, const Graph& graph);
+
+// The same for a plan file's text; `path` names it in error messages.
+PlacementFile parse_placement_file(std::string_view text, const std::string& path, const Graph& graph);
 
 // The same for a run asked to split as `split` says: the file's own stages,
 // else the stages `split` names. A file naming its own stages refuses

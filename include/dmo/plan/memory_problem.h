@@ -8,6 +8,7 @@
 
 #include "dmo/model/graph.h"
 #include "dmo/model/lifetime.h"
+#include "dmo/model/limits.h"
 #include "dmo/model/model_timeline.h"
 
 namespace dmo {
@@ -28,10 +29,6 @@ struct BufferRequest {
 // Buffer `buffer` is a view into `base`: it lives at offset(base) + offset,
 // e.g. a producer writing straight into its slice of a concatenation.
 // Planners place it with its base; the two are never a collision.
-// The largest arena, buffer or offset dmo plans: TFLM's offline offsets are
-// int32, and no micro-controller has more RAM. Larger values in files are
-// refused (their sums could otherwise overflow).
-inline constexpr int64_t kMaxArenaBytes = (int64_t{1} << 31) - 1;
 
 struct BufferAlias {
   int32_t buffer = 0;  // indices into MemoryProblem::buffers

@@ -8,11 +8,10 @@
 #include <string>
 
 #include "dmo/model/graph.h"
+#include "dmo/model/limits.h"
 
 namespace dmo {
 
-// Largest tensor dmo accepts: TFLM addresses its arena with int32 offsets.
-constexpr int64_t kMaxTensorBytes = 0x7fffffff;
 
 Graph read_tflite_file(const std::string& path);
 
