@@ -11,6 +11,7 @@
 
 #include "dmo/error.h"
 #include "dmo/zoo/graph_builder.h"
+#include "xorshift32.h"
 
 namespace dmo {
 namespace {
@@ -18,44 +19,16 @@ namespace {
 constexpr int32_t kClassCount = 1001;  // ImageNet classes plus "background"
 constexpr float kBiasLimit = 0.05f;    // real-valued biases stay small
 
-// xorshift32 seeded with the FNV-1a hash of a tensor name: the same name gives
-// the same values on every platform and in every build.
-class NameSeededRandom {
- public:
-  explicit NameSeededRandom(std::string_view name) : state_(fnv1a(name)) {
-    if (state_ == 0) state_ = 0x9e3779b9u;  // xorshift never leaves zero
+// FNV-1a of a tensor name: seeds its values, so the same name gives the same
+// values on every platform and in every build.
+uint32_t fnv1a(std::string_view text) {
+  uint32_t hash = 2166136261u;
+  for (char c : text) {
+    hash ^= static_cast<uint8_t>(c);
+    hash *= 16777619u;
   }
-
-  uint32_t next() {
-    state_ ^= state_ << 13;
-    state_ ^= state_ >> 17;
-    state_ ^= state_ << 5;
-    return state_;
-  }
-
-  // Uniform in [-limit, limit); 24 random bits keep every step exact in float.
-  float uniform(float limit) {
-    const float unit = static_cast<float>(next() >> 8) * (1.0f / 16777216.0f);
-    return (2.0f * unit - 1.0f) * limit;
-  }
-
-  // Uniform integer in [low, high].
-  int32_t integer(int32_t low, int32_t high) {
-    return low + static_cast<int32_t>(next() % static_cast<uint32_t>(high - low + 1));
-  }
-
- private:
-  static uint32_t fnv1a(std::string_view text) {
-    uint32_t hash = 2166136261u;
-    for (char c : text) {
-      hash ^= static_cast<uint8_t>(c);
-      hash *= 16777619u;
-    }
-    return hash;
-  }
-
-  uint32_t state_;
-};
+  return hash;
+}
 
 // What an activation holds, which fixes its quantization: the ranges a
 // converter would calibrate for these layers.
@@ -201,7 +174,7 @@ class LayerBuilder {
   // activations keep their magnitude from layer to layer. Quantized filters
   // map that limit to 127: per output channel for int8, per tensor for uint8.
   Weights add_weights(const std::string& name, const Shape& shape, int32_t fan_in, int32_t quantized_dimension) {
-    NameSeededRandom random(name);
+    Xorshift32 random(fnv1a(name));
     const float limit = std::sqrt(3.0f / static_cast<float>(fan_in));
     size_t count = 1;
     for (int32_t dim : shape) count *= static_cast<size_t>(dim);
@@ -232,7 +205,7 @@ class LayerBuilder {
   // Quantized biases are INT32 with scale input_scale * weight_scale (per
   // channel when the weights are), as the integer kernels require.
   int32_t add_bias(const std::string& name, int32_t channels, int32_t input, const std::vector<float>& weight_scales) {
-    NameSeededRandom random(name);
+    Xorshift32 random(fnv1a(name));
     const auto count = static_cast<size_t>(channels);
     if (type_ == DataType::kFloat32) {
       std::vector<float> values(count);

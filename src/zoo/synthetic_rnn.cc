@@ -7,40 +7,18 @@
 
 #include "dmo/error.h"
 #include "dmo/zoo/graph_builder.h"
+#include "xorshift32.h"
 
 namespace dmo {
 namespace {
-
-// xorshift32: the same seed gives the same graph on every platform.
-class Random {
- public:
-  explicit Random(uint32_t seed) : state_(seed * 2654435761u + 0x9e3779b9u) {
-    if (state_ == 0) state_ = 0x9e3779b9u;  // xorshift never leaves zero
-  }
-  uint32_t next() {
-    state_ ^= state_ << 13;
-    state_ ^= state_ >> 17;
-    state_ ^= state_ << 5;
-    return state_;
-  }
-  int32_t integer(int32_t low, int32_t high) {
-    return low + static_cast<int32_t>(next() % static_cast<uint32_t>(high - low + 1));
-  }
-  // Uniform in [-limit, limit).
-  float uniform(float limit) {
-    const float unit = static_cast<float>(next() >> 8) * (1.0f / 16777216.0f);
-    return (2.0f * unit - 1.0f) * limit;
-  }
-
- private:
-  uint32_t state_;
-};
 
 // Adds the cell's ops until the graph has the requested count.
 class RnnBuilder {
  public:
   explicit RnnBuilder(const SyntheticRnnConfig& config)
-      : builder_(synthetic_rnn_name(config)), random_(config.seed), op_count_(config.op_count) {
+      : builder_(synthetic_rnn_name(config)),
+        random_(config.seed * 2654435761u + 0x9e3779b9u),  // spread small seeds apart
+        op_count_(config.op_count) {
     input_ = 32 * random_.integer(2, 4);  // 64..128
     const int32_t layers = random_.integer(2, 3);
     for (int32_t l = 0; l < layers; ++l) {
@@ -164,7 +142,7 @@ class RnnBuilder {
   }
 
   GraphBuilder builder_;
-  Random random_;
+  Xorshift32 random_;
   int32_t op_count_;
   int32_t ops_ = 0;
   int32_t input_ = 0;
