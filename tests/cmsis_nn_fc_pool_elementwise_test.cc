@@ -43,13 +43,7 @@ std::vector<uint8_t> random_bytes(std::mt19937& rng, int64_t n) {
   return v;
 }
 
-template <typename T>
-std::vector<T> random_values(std::mt19937& rng, int64_t n, int lo, int hi) {
-  std::uniform_int_distribution<int> dist(lo, hi);
-  std::vector<T> v(static_cast<size_t>(n));
-  for (T& x : v) x = static_cast<T>(dist(rng));
-  return v;
-}
+using test::random_values;
 
 Graph finish_one_op(GraphBuilder& b, OpKind kind, std::vector<int32_t> inputs, std::vector<int32_t> graph_inputs,
                     int32_t output, OpParams params) {

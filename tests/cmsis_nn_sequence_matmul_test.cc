@@ -80,13 +80,7 @@ std::vector<uint8_t> random_bytes(std::mt19937& rng, int64_t n) {
   return bytes;
 }
 
-template <typename T>
-std::vector<T> random_values(std::mt19937& rng, int64_t n, int lo, int hi) {
-  std::uniform_int_distribution<int> value(lo, hi);
-  std::vector<T> v(static_cast<size_t>(n));
-  for (T& x : v) x = static_cast<T>(value(rng));
-  return v;
-}
+using test::random_values;
 
 // The overlap facts of one op under `family`: no clobber at the family's
 // O_s (and TFLM's reference values), a clobber one element past it when it

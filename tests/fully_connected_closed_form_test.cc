@@ -26,13 +26,7 @@ struct Layer {
   std::string description;
 };
 
-template <typename T>
-std::vector<T> random_values(std::mt19937& rng, int64_t n, int lo, int hi) {
-  std::uniform_int_distribution<int> dist(lo, hi);
-  std::vector<T> v(static_cast<size_t>(n));
-  for (T& x : v) x = static_cast<T>(dist(rng));
-  return v;
-}
+using test::random_values;
 
 Layer random_fully_connected(std::mt19937& rng, DataType type) {
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };

@@ -6,6 +6,7 @@
 #include <functional>
 #include <iosfwd>
 #include <optional>
+#include <random>
 #include <span>
 #include <string>
 #include <vector>
@@ -80,6 +81,15 @@ std::string error_of(const std::function<void()>& f);
 
 // FNV-1a 64 of the bytes as 16 lowercase hex digits (the golden files' checksum).
 std::string fnv1a64_hex(std::span<const uint8_t> bytes);
+
+// n integers drawn uniformly from [lo, hi] by `rng`, each converted to T.
+template <typename T>
+std::vector<T> random_values(std::mt19937& rng, int64_t n, int lo, int hi) {
+  std::uniform_int_distribution<int> dist(lo, hi);
+  std::vector<T> v(static_cast<size_t>(n));
+  for (T& x : v) x = static_cast<T>(dist(rng));
+  return v;
+}
 
 // Per-tensor affine quantization with one scale and zero point.
 inline Quantization per_tensor(float scale, int64_t zero_point) { return Quantization{{scale}, {zero_point}, 0}; }
