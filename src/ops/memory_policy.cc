@@ -1,9 +1,17 @@
 #include "dmo/ops/memory_policy.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <utility>
 
 namespace dmo {
+
+void AddressMemory::over_budget() const {
+  throw AddressBudgetExceeded(fmt::format("address-only analysis stopped after {} loads and stores "
+                                          "(limit {}): too large to analyse",
+                                          accesses_, max_accesses_));
+}
 
 CheckingMemory::CheckingMemory(const uint8_t* arena_base, int64_t arena_size)
     : CheckingMemory(arena_base, arena_size, ArenaTenancy{}) {}

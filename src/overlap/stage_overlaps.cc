@@ -80,8 +80,12 @@ std::vector<StageOverlap> compute_stage_overlaps(const Graph& graph, const Sched
       if (interpreter) {
         AddressMemory memory(s.input, s.output, s.input_bytes, s.output_bytes);
         const StepRange steps = stage_steps(schedule, stage);
-        interpreter->run_address_only(memory, steps.first, steps.end);
-        s.algorithmic = memory.safe_overlap();
+        try {
+          interpreter->run_address_only(memory, steps.first, steps.end);
+          s.algorithmic = memory.safe_overlap();
+        } catch (const AddressBudgetExceeded&) {
+          // Too large to analyse (model/limits.h): the closed form stands.
+        }
       }
       if (s.input_dies) {
         const int64_t chosen =

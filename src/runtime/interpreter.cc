@@ -107,7 +107,7 @@ Interpreter::Interpreter(const Graph& graph, TensorPlacement placement, Schedule
     persistent_offsets_[t] = persistent;
     persistent += align_up(tensor.byte_size, 16);
   }
-  persistent_.assign(static_cast<size_t>(persistent), 0);
+  persistent_ = ZeroedBytes(static_cast<size_t>(persistent));
   place_outside_arena();
   reset_variables();
   resources_ = std::make_unique<ResourceVariables>(graph, timeline_);
@@ -150,7 +150,8 @@ void Interpreter::place_outside_arena() {
 }
 
 void Interpreter::reset_variables() {
-  // TFLM resets variables to the zero point (int8) or 0.
+  // TFLM resets variables to the zero point (int8) or 0. The storage is
+  // fresh (zeroed): its pages stay untouched until a kernel needs them.
   for (size_t t = 0; t < persistent_offsets_.size(); ++t) {
     if (persistent_offsets_[t] < 0) continue;
     const Tensor& tensor = flat_tensor(static_cast<int32_t>(t));
@@ -158,6 +159,7 @@ void Interpreter::reset_variables() {
     if (tensor.type == DataType::kInt8 && !tensor.quantization.zero_point.empty()) {
       fill = static_cast<uint8_t>(static_cast<int8_t>(tensor.quantization.zero_point[0]));
     }
+    if (fill == 0) continue;
     std::memset(persistent_.data() + persistent_offsets_[t], fill, static_cast<size_t>(tensor.byte_size));
   }
 }
@@ -617,7 +619,11 @@ int64_t algorithmic_safe_overlap(const Interpreter& interpreter, int32_t op, int
   AddressMemory memory(input_tensor, output_tensor, input.byte_size, output.byte_size, descending);
   // Prepared here rather than taken from the interpreter: the overlap
   // engines call this from several threads.
-  run_kernel(ctx, memory);
+  try {
+    run_kernel(ctx, memory);
+  } catch (const AddressBudgetExceeded& e) {
+    ctx.fail(e.what());
+  }
   return memory.safe_overlap();
 }
 

@@ -20,4 +20,12 @@ inline constexpr int64_t kMaxArenaBytes = (int64_t{1} << 31) - 1;
 // longest built-in model (synthetic_rnn) has as many.
 inline constexpr int64_t kMaxOps = 1'000'000;
 
+// Loads and stores one address-only run of a kernel (an op's algorithmic
+// O_s, or a split stage's) may make before it is abandoned: the run costs
+// time in proportion to them (about 0.4 s at this limit), and a tensor near
+// kMaxTensorBytes would take seconds per op. Such an op gets its closed
+// form, or 0, which is always safe. The busiest op of the shared models
+// makes 8.4 million.
+inline constexpr int64_t kMaxAddressOnlyAccesses = int64_t{1} << 27;
+
 }  // namespace dmo

@@ -19,6 +19,8 @@
 #include <optional>
 #include <vector>
 
+#include "dmo/error.h"
+#include "dmo/model/limits.h"
 #include "dmo/model/safe_overlap_formula.h"
 #include "dmo/ops/block_copy.h"
 #include "dmo/ops/clobber_log.h"
@@ -51,6 +53,13 @@ struct DirectMemory {
   }
 };
 
+// Thrown by AddressMemory past its access limit: the analysis of that op
+// is abandoned, not the command.
+class AddressBudgetExceeded : public Error {
+ public:
+  using Error::Error;
+};
+
 class AddressMemory {
  public:
   // `mirrored` is for kernels walking descending: byte b of a tensor of n
@@ -66,6 +75,7 @@ class AddressMemory {
 
   template <typename T>
   T load(const TensorRef& t, int64_t i) {
+    count_access();
     if (t.index == input_ && !t.is_output) {
       int64_t byte = i * static_cast<int64_t>(sizeof(T));
       if (mirrored_) byte = input_bytes_ - byte - static_cast<int64_t>(sizeof(T));  // lowest mirrored byte
@@ -89,6 +99,7 @@ class AddressMemory {
   }
   template <typename T>
   void store(const TensorRef& t, int64_t i, T) {
+    count_access();
     if (t.index != output_ || !t.is_output) return;
     int64_t last_byte = i * static_cast<int64_t>(sizeof(T)) + static_cast<int64_t>(sizeof(T)) - 1;
     if (mirrored_) last_byte = output_bytes_ - 1 - i * static_cast<int64_t>(sizeof(T));  // highest mirrored byte
@@ -119,6 +130,11 @@ class AddressMemory {
   // the input (model/safe_overlap_formula.h), folded in constant memory.
   int64_t safe_overlap() const { return fold_.safe_overlap(output_bytes_); }
   int64_t writes() const { return writes_; }
+  // Loads and stores the kernel made (a run or a span counts once).
+  int64_t accesses() const { return accesses_; }
+  // Past this many accesses the analysis stops with AddressBudgetExceeded
+  // (default kMaxAddressOnlyAccesses, model/limits.h).
+  void set_max_accesses(int64_t accesses) { max_accesses_ = accesses; }
   // Whether the op block-copied from the input to the output: a real
   // memcpy reads before it writes, so a trace of it may exceed O_s.
   bool copied_input_to_output() const { return copied_input_to_output_; }
@@ -129,7 +145,14 @@ class AddressMemory {
   bool mirrored_;
   SafeOverlapFold fold_;
   int64_t writes_ = 0;
+  int64_t accesses_ = 0;
+  int64_t max_accesses_ = kMaxAddressOnlyAccesses;
   bool copied_input_to_output_ = false;
+
+  void count_access() {
+    if (++accesses_ > max_accesses_) [[unlikely]] over_budget();
+  }
+  [[noreturn]] void over_budget() const;
 };
 
 // What whole-arena checking knows of the tensors (filled by the runtime from

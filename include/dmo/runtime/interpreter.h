@@ -131,7 +131,7 @@ class Interpreter {
     return last_step_of_op_[static_cast<size_t>(schedule_.steps[step].op)] == static_cast<int32_t>(step);
   }
   mutable ZeroedBytes arena_;                // the planned tensors
-  mutable std::vector<uint8_t> persistent_;  // variable tensors
+  mutable ZeroedBytes persistent_;           // variable tensors
   std::vector<int64_t> persistent_offsets_;
   // Resource variables (VAR_HANDLE, READ_VARIABLE, ASSIGN_VARIABLE): like
   // the variable tensors outside the arena, kept from one run to the next.
