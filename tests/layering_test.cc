@@ -32,6 +32,7 @@ const std::map<std::string, std::set<std::string>>& allowed_dependencies() {
       {"overlap", {"model", "ops", "schedule", "plan", "runtime", "transform"}},
       {"pipeline", {"model", "ops", "schedule", "plan", "runtime", "overlap", "transform", "tflite", "zoo"}},
       {"report", {"model", "ops", "schedule", "plan", "runtime", "overlap", "transform", "pipeline"}},
+      {"codegen", {"model", "ops", "schedule", "plan", "runtime"}},
   };
   return table;
 }

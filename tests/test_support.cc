@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "dmo/error.h"
+#include "dmo/runtime/fnv1a64.h"
 
 namespace dmo::test {
 
@@ -117,13 +118,8 @@ std::string error_of(const std::function<void()>& f) {
 }
 
 std::string fnv1a64_hex(std::span<const uint8_t> bytes) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (uint8_t b : bytes) {
-    h ^= b;
-    h *= 0x100000001b3ull;
-  }
   char text[17];
-  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(h));
+  dmo::fnv1a64_hex(fnv1a64_update(kFnv1a64Offset, bytes.data(), bytes.size()), text);
   return text;
 }
 

@@ -16,33 +16,12 @@
 #include "dmo/ops/activation_range.h"
 #include "dmo/ops/fixed_point.h"
 #include "broadcast.h"
+#include "dmo/ops/eval/add_sub_arithmetic.h"
 #include "elementwise.h"
 
 namespace dmo {
 
 enum class AddSubScaleArithmetic { kDouble, kFloat };
-
-struct AddSubRequantization {
-  int32_t input1_offset = 0, input2_offset = 0;  // minus the input zero points
-  int32_t output_offset = 0;                     // the output zero point
-  int left_shift = 20;
-  QuantizedMultiplier input1, input2, output;
-  QuantizedRange range{0, 0};
-
-  // An input value on the common scale, shifted left by left_shift bits.
-  int32_t scaled_input(int32_t value, int32_t offset, QuantizedMultiplier m) const {
-    return multiply_by_quantized_multiplier((offset + value) * (int32_t{1} << left_shift), m);
-  }
-  int32_t add(int32_t a, int32_t b) const {
-    return to_output(scaled_input(a, input1_offset, input1) + scaled_input(b, input2_offset, input2));
-  }
-  int32_t subtract(int32_t a, int32_t b) const {
-    return to_output(scaled_input(a, input1_offset, input1) - scaled_input(b, input2_offset, input2));
-  }
-  int32_t to_output(int32_t raw) const {
-    return clamp_to(multiply_by_quantized_multiplier(raw, output) + output_offset, range.min, range.max);
-  }
-};
 
 // For quantized outputs of `ctx` (inputs 0 and 1, output 0).
 inline AddSubRequantization add_sub_requantization(const OpContext& ctx, Activation activation,

@@ -16,15 +16,4 @@ int32_t window_padding_before(int32_t in, int32_t filter, int32_t stride, int32_
   return std::max(total, 0) / 2;
 }
 
-TapSpan taps_inside(int64_t origin, int32_t dilation, int32_t filter, int32_t extent) {
-  TapSpan span{filter, -1};
-  for (int32_t k = 0; k < filter; ++k) {
-    const int64_t at = origin + int64_t{k} * dilation;
-    if (at < 0 || at >= extent) continue;
-    span.first = std::min(span.first, k);
-    span.last = k;
-  }
-  return span;
-}
-
 }  // namespace dmo

@@ -412,6 +412,14 @@ void Interpreter::place_in_band(TensorRef& ref, std::span<const BandPosition> ba
   }
 }
 
+Interpreter::StepOperands Interpreter::step_operands(const ScheduleStep& step) const {
+  const PreparedOp& prepared = prepared_op(step.op);
+  StepOperands operands{prepared.context.inputs, prepared.context.outputs};
+  for (TensorRef& ref : operands.inputs) place_in_band(ref, step.bands);
+  for (TensorRef& ref : operands.outputs) place_in_band(ref, step.bands);
+  return operands;
+}
+
 template <class Memory>
 void Interpreter::eval_step(const ScheduleStep& step, Memory& memory) const {
   if (step.bands.empty()) {

@@ -48,7 +48,7 @@ int run(CLI::App& app, const std::vector<std::string>& args) {
       dmo::cli::add_overlap_command(app), dmo::cli::add_verify_command(app),
       dmo::cli::add_export_command(app), dmo::cli::add_zoo_command(app),
       dmo::cli::add_trace_command(app), dmo::cli::add_solve_command(app),
-      dmo::cli::add_fit_command(app)};
+      dmo::cli::add_fit_command(app), dmo::cli::add_codegen_command(app)};
   bool progress = false;
   app.add_flag("--progress", progress,
                "report progress of long steps on stderr even when it is not a terminal (on a terminal it always is)");

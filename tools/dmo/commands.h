@@ -19,5 +19,6 @@ Command add_export_command(CLI::App& app);
 Command add_zoo_command(CLI::App& app);
 Command add_solve_command(CLI::App& app);
 Command add_fit_command(CLI::App& app);
+Command add_codegen_command(CLI::App& app);
 
 }  // namespace dmo::cli

@@ -14,9 +14,11 @@
 #include "dmo/pipeline/verified_plan.h"
 #include "dmo/report/split_report.h"
 #include "dmo/transform/split_schedule.h"
+#include "dmo/runtime/fnv1a64.h"
 #include "dmo/runtime/interpreter.h"
 #include "inference_timing.h"
 #include "io_files.h"
+#include "planned_schedule.h"
 #include "progress.h"
 #include "reorder_option.h"
 #include "split_option.h"
@@ -90,13 +92,6 @@ Command add_run_command(CLI::App& app) {
     Schedule schedule;  // with split stages: the schedule the placement is for
     if (o->unshared) {
       placement = unshared_placement(graph.main());
-    } else if (!o->plan.empty()) {
-      PlacementFile file = read_placement_file(o->plan, graph, split);
-      placement = std::move(file.placement);
-      stages = std::move(file.split);
-      concat_in_place = std::move(file.concat_in_place);
-      // The plan's op indices are those of the graph in its order.
-      if (!file.order.empty()) graph = reordered_graph(graph, file.order);
     } else if (reorder == ReorderRequest::kAuto) {
       ReorderedPlan planned = plan_with_reorder(graph, plan_options, reorder);
       graph = std::move(planned.graph);
@@ -104,12 +99,10 @@ Command add_run_command(CLI::App& app) {
       concat_in_place = planned.plan.concat_in_place;
       schedule = std::move(planned.plan.schedule);
     } else {
-      PlanResult planned = split.method == SplitMethod::kAuto
-                               ? search_split_stages(graph, plan_options, split.max_recompute_percent).plan
-                               : plan_model(graph, plan_options);
-      placement = dmo_placement(graph, planned);
-      stages = planned.schedule.stages;
-      concat_in_place = planned.concat_in_place;
+      PlannedSchedule planned = planned_schedule(graph, o->plan, split, plan_options);
+      placement = std::move(planned.placement);
+      stages = std::move(planned.stages);
+      concat_in_place = std::move(planned.concat_in_place);
       schedule = std::move(planned.schedule);
     }
     if ((!stages.empty() || !concat_in_place.empty()) && schedule.steps.empty()) {
@@ -146,11 +139,14 @@ Command add_run_command(CLI::App& app) {
     const InferenceTiming timing = time_inferences(interpreter, input, o->repeat, observer);
     const std::vector<uint8_t>& outputs = timing.first_outputs;
     if (!o->output.empty()) write_file(o->output, outputs);
+    char outputs_hash[17];
+    fnv1a64_hex(fnv1a64_update(kFnv1a64Offset, outputs.data(), outputs.size()), outputs_hash);
     if (o->json) {
       nlohmann::json j = {{"model", graph.source},
                           {"ops", sg.ops.size()},
                           {"arena_bytes", placement.arena_size},
                           {"output_bytes", outputs.size()},
+                          {"outputs_fnv1a64", outputs_hash},
                           {"repeat", timing.repeat},
                           {"inference_ms", timing.median_ms}};
       j["split"] = split_stages_json(stages);
@@ -161,6 +157,7 @@ Command add_run_command(CLI::App& app) {
                              placement.arena_size,
                              stages.empty() ? "" : fmt::format(", ops split --split {}", split_stages_text(stages)),
                              outputs.size());
+    std::cout << fmt::format("outputs_fnv1a64={}\n", outputs_hash);
     if (repeat->count() > 0) {
       std::cout << fmt::format("inference: {:.3f} ms (median of {})\n", timing.median_ms, timing.repeat);
     }

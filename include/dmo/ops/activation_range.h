@@ -6,16 +6,9 @@
 
 #include "dmo/model/op_params.h"
 #include "dmo/model/tensor.h"
+#include "dmo/ops/eval/value_range.h"
 
 namespace dmo {
-
-struct FloatRange {
-  float min, max;
-};
-
-struct QuantizedRange {
-  int32_t min, max;
-};
 
 FloatRange float_activation_range(Activation activation);
 

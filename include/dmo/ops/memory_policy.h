@@ -62,6 +62,8 @@ class AddressBudgetExceeded : public Error {
 
 class AddressMemory {
  public:
+  // Loop nests may take address-only shortcuts (ops/eval/address_only.h).
+  static constexpr bool kRecordsAddressesOnly = true;
   // `mirrored` is for kernels walking descending: byte b of a tensor of n
   // bytes is recorded as n - 1 - b, so the same formula gives how far the
   // END of the input may overlap the START of an output placed above it.

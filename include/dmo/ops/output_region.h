@@ -29,7 +29,7 @@ struct OutputRegion {
 
  private:
   static IndexRange clip(int32_t begin, int32_t end, int32_t extent) {
-    return {std::clamp(begin, 0, extent), std::clamp(end, 0, extent)};
+    return {std::clamp(begin, int32_t{0}, extent), std::clamp(end, int32_t{0}, extent)};
   }
 };
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "dmo/model/op_params.h"
+#include "dmo/ops/eval/taps.h"
 
 namespace dmo {
 
@@ -15,12 +16,5 @@ int32_t window_output_size(Padding padding, int32_t in, int32_t filter, int32_t 
 
 int32_t window_padding_before(int32_t in, int32_t filter, int32_t stride, int32_t dilation, int32_t out);
 
-// The first and last taps k of a window, origin + k * dilation for k in
-// [0, filter), that fall inside an input `extent` long (padding taps read
-// nothing); first > last when none does.
-struct TapSpan {
-  int32_t first = 0, last = -1;
-};
-TapSpan taps_inside(int64_t origin, int32_t dilation, int32_t filter, int32_t extent);
 
 }  // namespace dmo

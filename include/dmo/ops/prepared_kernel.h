@@ -14,6 +14,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "dmo/ops/device_kernel.h"
 #include "dmo/ops/kernel_family.h"
 #include "dmo/ops/kernel_io.h"
 #include "dmo/ops/memory_policy.h"
@@ -52,6 +53,9 @@ class PreparedKernel {
   // leave both empty: their scratch buffers are plan/tflm_scratch_buffers.h's.
   std::string implementation;
   std::vector<KernelScratch> scratch;
+  // The state generated device code runs the kernel's shared loop nest
+  // with (ops/device_kernel.h); null when the kernel has no device path.
+  std::shared_ptr<const DeviceKernel> device;
 
  private:
   template <class Kernel, class Memory>

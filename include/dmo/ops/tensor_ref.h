@@ -24,6 +24,7 @@ struct TensorRef {
   const Shape& shape() const { return tensor->shape; }
   DataType type() const { return tensor->type; }
   int64_t elements() const { return tensor->element_count; }
+  int64_t byte_size() const { return tensor->byte_size; }
   int32_t dim(size_t i) const { return tensor->shape[i]; }
   size_t rank() const { return tensor->shape.size(); }
 

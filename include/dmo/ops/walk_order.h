@@ -10,17 +10,10 @@
 #include <cstdint>
 
 #include "dmo/model/op_kind.h"
+#include "dmo/ops/eval/walk_index.h"
 #include "dmo/ops/output_region.h"
 
 namespace dmo {
-
-// Index `i` of a loop of `n` steps in the walking order.
-constexpr int32_t walk_index(int32_t i, int32_t n, bool descending) { return descending ? n - 1 - i : i; }
-
-// Step `i` of a loop over `range` in the walking order.
-constexpr int32_t walk_index(int32_t i, IndexRange range, bool descending) {
-  return descending ? range.end - 1 - i : range.begin + i;
-}
 
 // Kernels that honour a descending walk and output regions (the windowed
 // ops: conv, depthwise conv and pooling); every other kernel walks its whole

@@ -87,6 +87,14 @@ class Interpreter {
   const PreparedKernel& prepared(int32_t op) const;
   // Prepares every op of every subgraph the model runs (fails naming the first it cannot).
   void prepare_all() const;
+  // A step's operands as its kernel sees them, a split stage's
+  // band-buffered tensors pointed at their bands (what generated code replays).
+  struct StepOperands {
+    std::vector<TensorRef> inputs, outputs;
+  };
+  StepOperands step_operands(const ScheduleStep& step) const;
+  // The arena's first byte: operands in the arena lie at offsets from it.
+  const uint8_t* arena_data() const { return arena_.data(); }
   const ModelTimeline& timeline() const { return timeline_; }
   const TensorPlacement& placement() const { return placement_; }
   const Schedule& schedule() const { return schedule_; }

@@ -10,7 +10,7 @@
 #include <cstdint>
 
 #include "../elementwise.h"
-#include "../fixed_point_math.h"
+#include "dmo/ops/eval/fixed_point_math.h"
 #include "dmo/ops/kernels.h"
 #include "sigmoid_input_scaling.h"
 

@@ -13,7 +13,7 @@
 #include "../add_sub_requantization.h"
 #include "../broadcast.h"
 #include "../elementwise.h"
-#include "../fixed_point_math.h"
+#include "dmo/ops/eval/fixed_point_math.h"
 #include "dmo/ops/kernels.h"
 
 namespace dmo {
@@ -31,9 +31,16 @@ PreparedKernel prepare_add(const OpContext& ctx) {
     case DataType::kInt32:
       // TFLite Micro ignores the fused activation of INT32 ADD.
       return broadcast_binary_kernel<int32_t>(ctx, [](int32_t a, int32_t b) { return fixed::wrapping_add(a, b); });
-    case DataType::kInt8:
-      return prepare_quantized_add_sub<int8_t, &AddSubRequantization::add>(ctx, activation,
-                                                                           AddSubScaleArithmetic::kDouble);
+    case DataType::kInt8: {
+      PreparedKernel p = prepare_quantized_add_sub<int8_t, &AddSubRequantization::add>(
+          ctx, activation, AddSubScaleArithmetic::kDouble);
+      auto device = std::make_shared<DeviceKernel>();
+      device->loops = DeviceLoops::kAdd;
+      device->broadcast = BroadcastShape(ctx, ctx.input(0).shape(), ctx.input(1).shape(), ctx.output(0).shape());
+      device->add = add_sub_requantization(ctx, activation, AddSubScaleArithmetic::kDouble);
+      p.device = std::move(device);
+      return p;
+    }
     case DataType::kUInt8:
       return prepare_quantized_add_sub<uint8_t, &AddSubRequantization::add>(ctx, activation,
                                                                             AddSubScaleArithmetic::kDouble);

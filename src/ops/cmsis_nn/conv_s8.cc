@@ -53,7 +53,7 @@
 #include "cmsis_conv_shape.h"
 #include "cmsis_nn_kernels.h"
 #include "dmo/ops/kernels.h"
-#include "../conv2d/conv_arithmetic.h"
+#include "dmo/ops/eval/conv_arithmetic.h"
 #include "../conv2d/conv_quantization.h"
 
 namespace dmo {

@@ -19,7 +19,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "../conv2d/conv_arithmetic.h"
+#include "dmo/ops/eval/conv_arithmetic.h"
 #include "../conv2d/conv_quantization.h"
 #include "dmo/ops/kernel_io.h"
 

@@ -38,7 +38,7 @@
 #include <string>
 #include <variant>
 
-#include "../conv2d/conv_arithmetic.h"
+#include "dmo/ops/eval/conv_arithmetic.h"
 #include "../conv2d/conv_quantization.h"
 #include "cmsis_nn_kernels.h"
 #include "dmo/ops/kernels.h"

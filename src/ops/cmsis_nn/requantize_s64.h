@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "../fixed_point_math.h"
+#include "dmo/ops/eval/fixed_point_math.h"
 #include "dmo/ops/fixed_point.h"
 
 namespace dmo {

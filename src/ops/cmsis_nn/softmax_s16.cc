@@ -23,7 +23,7 @@
 
 #include "../elementwise.h"
 #include "../softmax/int16_softmax_tables.h"
-#include "../fixed_point_math.h"
+#include "dmo/ops/eval/fixed_point_math.h"
 #include "cmsis_nn_kernels.h"
 #include "dmo/ops/kernels.h"
 

@@ -15,7 +15,7 @@
 #include <variant>
 
 #include "../elementwise.h"
-#include "../fixed_point_math.h"
+#include "dmo/ops/eval/fixed_point_math.h"
 #include "cmsis_nn_kernels.h"
 #include "dmo/ops/fixed_point.h"
 #include "dmo/ops/kernels.h"

@@ -9,7 +9,7 @@
 #include <limits>
 #include <vector>
 
-#include "../fixed_point_math.h"
+#include "dmo/ops/eval/fixed_point_math.h"
 #include "dmo/ops/fixed_point.h"
 #include "dmo/ops/prepared_kernel.h"
 

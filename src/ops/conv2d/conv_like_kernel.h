@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "../dense_memory.h"
-#include "conv_arithmetic.h"
+#include "dmo/ops/eval/conv_arithmetic.h"
 #include "conv_quantization.h"
 #include "dmo/ops/kernel_io.h"
 #include "dmo/ops/op_context.h"

@@ -16,6 +16,7 @@
 
 #include "dmo/model/op_params.h"
 #include "dmo/ops/activation_range.h"
+#include "dmo/ops/device_kernel.h"
 #include "dmo/ops/fixed_point.h"
 #include "dmo/ops/op_context.h"
 
@@ -35,5 +36,10 @@ ConvRequantization per_channel_requantization(const OpContext& ctx, Activation a
                                               int32_t quantized_dimension);
 
 ConvRequantization per_tensor_requantization(const OpContext& ctx, Activation activation, int32_t channels);
+
+// The same values for generated device code (ops/device_kernel.h).
+inline DeviceRequantization device_requantization(const ConvRequantization& q) {
+  return {q.input_offset, q.filter_offset, q.output_offset, q.multipliers, q.range};
+}
 
 }  // namespace dmo

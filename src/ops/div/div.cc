@@ -21,7 +21,7 @@
 
 #include "../broadcast.h"
 #include "../elementwise.h"
-#include "../fixed_point_math.h"
+#include "dmo/ops/eval/fixed_point_math.h"
 #include "dmo/ops/activation_range.h"
 #include "dmo/ops/fixed_point.h"
 #include "dmo/ops/kernels.h"

@@ -13,22 +13,17 @@
 #include <utility>
 #include <variant>
 
-#include "../conv2d/conv_arithmetic.h"
+#include "dmo/ops/eval/conv_arithmetic.h"
 #include "../conv2d/conv_operand_types.h"
 #include "../conv2d/conv_quantization.h"
 #include "../dense_memory.h"
 #include "../elementwise.h"
+#include "dmo/ops/eval/fully_connected_loops.h"
 #include "dmo/ops/kernels.h"
 #include "int16_fully_connected_arithmetic.h"
 
 namespace dmo {
 namespace {
-
-struct FullyConnectedGeometry {
-  int64_t batches = 0;
-  int32_t units = 0;
-  int32_t accum_depth = 0;
-};
 
 FullyConnectedGeometry fully_connected_geometry(const OpContext& ctx) {
   const TensorRef& input = ctx.input(0);
@@ -52,35 +47,6 @@ FullyConnectedGeometry fully_connected_geometry(const OpContext& ctx) {
                 fmt::format("bias has {} elements for {} units", ctx.input(2).elements(), g.units));
   }
   return g;
-}
-
-template <class Arithmetic, class Memory>
-void fully_connected_loops(const FullyConnectedGeometry& g, const Arithmetic& arithmetic, const KernelIO& io,
-                           Memory& mem) {
-  using Input = typename Arithmetic::Input;
-  using Filter = typename Arithmetic::Filter;
-  using Bias = typename Arithmetic::Bias;
-  using Output = typename Arithmetic::Output;
-  const TensorRef& input = io.input(0);
-  const TensorRef& weights = io.input(1);
-  const TensorRef& output = io.output(0);
-  const bool has_bias = io.has_input(2);
-  const TensorRef bias = has_bias ? io.input(2) : TensorRef{};
-
-  for (int64_t batch = 0; batch < g.batches; ++batch) {
-    const int64_t input_row = batch * g.accum_depth;
-    for (int32_t unit = 0; unit < g.units; ++unit) {
-      const int64_t weights_row = int64_t{unit} * g.accum_depth;
-      typename Arithmetic::Accumulator acc{};
-      for (int32_t d = 0; d < g.accum_depth; ++d) {
-        const Input in = mem.template load<Input>(input, input_row + d);
-        const Filter weight = mem.template load<Filter>(weights, weights_row + d);
-        acc = arithmetic.multiply_add(acc, in, weight);
-      }
-      const Bias bias_value = has_bias ? mem.template load<Bias>(bias, unit) : Bias{};
-      mem.template store<Output>(output, batch * g.units + unit, arithmetic.finish(acc, bias_value, unit));
-    }
-  }
 }
 
 // The prepared FULLY_CONNECTED: geometry and the arithmetic of its element type.
@@ -156,7 +122,13 @@ PreparedKernel prepare_fully_connected(const OpContext& ctx) {
       k.requantization =
           per_channel ? per_channel_requantization(ctx, params->activation, k.g.units, /*quantized_dimension=*/0)
                       : per_tensor_requantization(ctx, params->activation, k.g.units);
-      return PreparedKernel::of(std::move(k));
+      auto device = std::make_shared<DeviceKernel>();
+      device->loops = DeviceLoops::kFullyConnected;
+      device->fully_connected = k.g;
+      device->requantization = device_requantization(k.requantization);
+      PreparedKernel p = PreparedKernel::of(std::move(k));
+      p.device = std::move(device);
+      return p;
     }
     case DataType::kUInt8:
       k.requantization = per_tensor_requantization(ctx, params->activation, k.g.units);

@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "../fixed_point_math.h"
+#include "dmo/ops/eval/fixed_point_math.h"
 #include "dmo/ops/activation_range.h"
 #include "dmo/ops/fixed_point.h"
 #include "int16_sigmoid_tanh.h"

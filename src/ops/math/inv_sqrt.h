@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "../fixed_point_math.h"
+#include "dmo/ops/eval/fixed_point_math.h"
 #include "dmo/ops/fixed_point.h"
 
 namespace dmo {

@@ -16,7 +16,7 @@
 #include <fmt/format.h>
 
 #include "../elementwise.h"
-#include "../fixed_point_math.h"
+#include "dmo/ops/eval/fixed_point_math.h"
 #include "dmo/ops/fixed_point.h"
 #include "dmo/ops/kernels.h"
 

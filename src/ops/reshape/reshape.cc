@@ -10,6 +10,7 @@
 
 #include "../element_width.h"
 #include "dmo/model/data_type.h"
+#include "dmo/ops/eval/flat_copy.h"
 #include "dmo/ops/kernels.h"
 
 namespace dmo {
@@ -23,12 +24,7 @@ struct FlatCopyKernel {
 
   template <class Memory>
   void eval(const KernelIO& io, Memory& mem) const {
-    const TensorRef& input = io.input(0);
-    const TensorRef& output = io.output(0);
-    with_element_width(width, [&]<typename U>() {
-      // A zero-size tensor may have no data at all: an empty copy touches nothing.
-      mem.template copy<U>(output, 0, input, 0, elements);
-    });
+    with_element_width(width, [&]<typename U>() { flat_copy<U>(io, mem, elements); });
   }
 };
 
@@ -43,7 +39,14 @@ PreparedKernel prepare_flat_copy(const OpContext& ctx) {
   FlatCopyKernel k;
   k.width = element_width(ctx, input.type());
   k.elements = output.elements();
-  return PreparedKernel::of(std::move(k));
+  auto device = std::make_shared<DeviceKernel>();
+  device->loops = DeviceLoops::kCopy;
+  device->type = input.type();
+  device->copy_elements = k.elements;
+  device->copy_element_bytes = static_cast<int32_t>(k.width);
+  PreparedKernel p = PreparedKernel::of(std::move(k));
+  p.device = std::move(device);
+  return p;
 }
 
 }  // namespace

@@ -26,21 +26,16 @@
 #include <fmt/format.h>
 
 #include "../elementwise.h"
-#include "../fixed_point_math.h"
+#include "dmo/ops/eval/fixed_point_math.h"
 #include "dmo/ops/fixed_point.h"
 #include "int16_softmax_tables.h"
+#include "dmo/ops/eval/softmax_loops.h"
 #include "dmo/ops/kernels.h"
 
 namespace dmo {
 namespace {
 
-constexpr int kScaledDiffIntegerBits = 5;
-constexpr int kAccumulationIntegerBits = 12;
-
-struct SoftmaxRows {
-  int64_t rows = 0;
-  int64_t depth = 0;
-};
+constexpr int kScaledDiffIntegerBits = kSoftmaxScaledDiffIntegerBits;
 
 SoftmaxRows softmax_rows(const OpContext& ctx) {
   require_operand_counts(ctx, 1, 1);
@@ -72,29 +67,8 @@ struct SoftmaxFloatKernel {
 
 template <class Memory>
 void SoftmaxFloatKernel::eval(const KernelIO& io, Memory& mem) const {
-  const TensorRef& in = io.input(0);
-  const TensorRef& out = io.output(0);
-  for (int64_t i = 0; i < shape.rows; ++i) {
-    const int64_t row = i * shape.depth;
-    float max = std::numeric_limits<float>::lowest();
-    for (int64_t c = 0; c < shape.depth; ++c) max = std::max(max, mem.template load<float>(in, row + c));
-    float sum = 0.f;
-    for (int64_t c = 0; c < shape.depth; ++c) {
-      const float exp_c = std::exp((mem.template load<float>(in, row + c) - max) * beta);
-      mem.template store<float>(out, row + c, exp_c);
-      sum += exp_c;
-    }
-    for (int64_t c = 0; c < shape.depth; ++c) {
-      mem.template store<float>(out, row + c, mem.template load<float>(out, row + c) / sum);
-    }
-  }
+  softmax_float_loops(shape, beta, io, mem);
 }
-
-// TFLite's PreprocessSoftmaxScaling and CalculateInputRadius.
-struct SoftmaxScaling {
-  QuantizedMultiplier input_beta;  // input difference -> Q5.26
-  int32_t diff_min = 0;            // differences below it contribute nothing
-};
 
 SoftmaxScaling softmax_scaling(const OpContext& ctx, float input_scale) {
   const double max_real_multiplier = static_cast<double>((int64_t{1} << 31) - 1);
@@ -123,48 +97,7 @@ struct SoftmaxQuantizedKernel {
 template <typename In, typename Out>
 template <class Memory>
 void SoftmaxQuantizedKernel<In, Out>::eval(const KernelIO& io, Memory& mem) const {
-  const TensorRef& in = io.input(0);
-  const TensorRef& out = io.output(0);
-  using ScaledDiff = fixed::Q<kScaledDiffIntegerBits>;
-  using Accumulator = fixed::Q<kAccumulationIntegerBits>;
-  auto scaled_diff = [this](int32_t diff) {
-    // MultiplyByQuantizedMultiplierGreaterThanOne: the shift is a left shift.
-    return ScaledDiff{multiply_by_quantized_multiplier(diff, s.input_beta)};
-  };
-  constexpr int32_t kOutMin = std::numeric_limits<Out>::min();
-  constexpr int32_t kOutMax = std::numeric_limits<Out>::max();
-  for (int64_t i = 0; i < shape.rows; ++i) {
-    const int64_t row = i * shape.depth;
-    In max_in_row = std::numeric_limits<In>::min();
-    for (int64_t c = 0; c < shape.depth; ++c) max_in_row = std::max(max_in_row, mem.template load<In>(in, row + c));
-
-    Accumulator sum_of_exps{0};
-    for (int64_t c = 0; c < shape.depth; ++c) {
-      const int32_t diff = static_cast<int32_t>(mem.template load<In>(in, row + c)) - max_in_row;
-      if (diff >= s.diff_min) {
-        sum_of_exps = sum_of_exps + fixed::rescale<kAccumulationIntegerBits>(fixed::exp_on_negative_values(scaled_diff(diff)));
-      }
-    }
-
-    int num_bits_over_unit = 0;
-    const fixed::Q<0> shifted_scale{fixed::reciprocal(sum_of_exps.raw, kAccumulationIntegerBits, &num_bits_over_unit)};
-    // Rows whose exponentials sum to 512 or more need a shift of 32 or more,
-    // which TFLite leaves undefined. The exact value of the non-negative Q31
-    // product divided by 2^32 or more, rounded to nearest, is 0.
-    const int exponent = num_bits_over_unit + 31 - static_cast<int>(sizeof(Out) * 8);
-
-    for (int64_t c = 0; c < shape.depth; ++c) {
-      const int32_t diff = static_cast<int32_t>(mem.template load<In>(in, row + c)) - max_in_row;
-      int32_t result = kOutMin;
-      if (diff >= s.diff_min) {
-        const fixed::Q<0> exp_in_0 = fixed::exp_on_negative_values(scaled_diff(diff));
-        const int32_t unsaturated =
-            exponent >= 32 ? 0 : rounding_divide_by_pot((shifted_scale * exp_in_0).raw, std::max(exponent, 0));
-        result = std::max(std::min(unsaturated + kOutMin, kOutMax), kOutMin);
-      }
-      mem.template store<Out>(out, row + c, static_cast<Out>(result));
-    }
-  }
+  softmax_quantized_loops<In, Out>(shape, s, io, mem);
 }
 
 // The prepared INT16 -> INT16 SOFTMAX.
@@ -261,7 +194,13 @@ PreparedKernel prepare_softmax(const OpContext& ctx) {
     case DataType::kInt8:
       if (out == DataType::kInt8) {
         require_output_quantization(ctx, -128, 1.0f / 256, 0.0f);
-        return prepare_softmax_quantized<int8_t, int8_t>(ctx, shape);
+        PreparedKernel p = prepare_softmax_quantized<int8_t, int8_t>(ctx, shape);
+        auto device = std::make_shared<DeviceKernel>();
+        device->loops = DeviceLoops::kSoftmax;
+        device->softmax_rows = shape;
+        device->softmax_scaling = softmax_scaling(ctx, affine_quantization(ctx, ctx.input(0), "input").scale);
+        p.device = std::move(device);
+        return p;
       }
       if (out == DataType::kInt16) {
         require_output_quantization(ctx, -32768, 1.0f / 65536, 0.001f / 65536);

@@ -12,7 +12,7 @@
 #include "../add_sub_requantization.h"
 #include "../broadcast.h"
 #include "../elementwise.h"
-#include "../fixed_point_math.h"
+#include "dmo/ops/eval/fixed_point_math.h"
 #include "dmo/ops/kernels.h"
 
 namespace dmo {

@@ -27,7 +27,7 @@
 #include <variant>
 #include <vector>
 
-#include "../fixed_point_math.h"
+#include "dmo/ops/eval/fixed_point_math.h"
 #include "dmo/model/data_type.h"
 #include "dmo/ops/fixed_point.h"
 #include "dmo/ops/kernels.h"

@@ -1,6 +1,8 @@
 // The arithmetic of one output element of a conv-like op (CONV_2D,
 // DEPTHWISE_CONV_2D, FULLY_CONNECTED), separate from the loop nest so each
-// kernel has one loop nest for all element types. Both policies follow
+// kernel has one loop nest for all element types. Freestanding: the
+// requantization is read from any struct with ConvRequantization's fields
+// (the host's owns its multipliers, generated code points at a constant array). Both policies follow
 // TFLite's reference kernels: accumulate input * filter products in the
 // kernel's loop order, then add the bias, then scale and clamp.
 #pragma once
@@ -9,8 +11,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "conv_quantization.h"
-#include "dmo/ops/activation_range.h"
+#include "dmo/ops/eval/value_range.h"
 #include "dmo/ops/fixed_point.h"
 
 namespace dmo {
@@ -51,7 +52,8 @@ struct QuantizedConvArithmetic {
   const QuantizedMultiplier* multipliers;  // per output channel
   QuantizedRange range;
 
-  explicit QuantizedConvArithmetic(const ConvRequantization& q)
+  template <class Requantization>
+  explicit QuantizedConvArithmetic(const Requantization& q)
       : input_offset(q.input_offset),
         filter_offset(q.filter_offset),
         output_offset(q.output_offset),
@@ -95,7 +97,8 @@ struct Conv16x8Arithmetic {
   const QuantizedMultiplier* multipliers;  // per output channel
   QuantizedRange range;
 
-  explicit Conv16x8Arithmetic(const ConvRequantization& q) : multipliers(q.multipliers.data()), range(q.range) {}
+  template <class Requantization>
+  explicit Conv16x8Arithmetic(const Requantization& q) : multipliers(q.multipliers.data()), range(q.range) {}
 
   static Accumulator add(Accumulator a, Accumulator b) {
     if constexpr (std::is_same_v<Accumulate, int64_t>) {

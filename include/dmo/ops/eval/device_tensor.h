@@ -1,0 +1,97 @@
+// What generated device code (dmo codegen) hands the shared loop nests: a
+// tensor reference and a kernel's operands as plain constant data (no
+// dmo::Tensor, no heap), and the memory policy that executes them. They
+// mirror ops/tensor_ref.h, ops/kernel_io.h and DirectMemory member for
+// member, so a loop nest indexes both alike.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#include "dmo/ops/eval/value_range.h"
+#include "dmo/ops/fixed_point.h"
+#include "dmo/ops/output_region.h"
+
+namespace dmo {
+
+struct DeviceTensor {
+  uint8_t* data = nullptr;         // first element; nullptr for an omitted operand
+  const int32_t* dims = nullptr;   // the shape
+  int32_t rank_ = 0;
+  int64_t elements_ = 0;
+  int64_t bytes = 0;
+  // Per dimension, the distance in elements between neighbours in storage;
+  // nullptr for a dense tensor (a split stage's band has its own).
+  const int64_t* strides = nullptr;
+  int32_t index = -1;  // the model's tensor index (loop nests compare operands)
+
+  int32_t dim(int32_t i) const { return dims[i]; }
+  int32_t rank() const { return rank_; }
+  int64_t elements() const { return elements_; }
+  int64_t byte_size() const { return bytes; }
+
+  // Where element `i` of the dense row-major order is stored, in elements from `data`.
+  int64_t storage_index(int64_t i) const {
+    if (strides == nullptr) return i;
+    int64_t at = 0;
+    for (int32_t d = rank_; d-- > 0;) {
+      const int64_t extent = dims[d];
+      at += (i % extent) * strides[d];
+      i /= extent;
+    }
+    return at;
+  }
+};
+
+struct DeviceKernelIO {
+  const DeviceTensor* inputs = nullptr;
+  int32_t input_count = 0;
+  const DeviceTensor* outputs = nullptr;
+  int32_t output_count = 0;
+  bool descending = false;
+  OutputRegion region;
+
+  const DeviceTensor& input(int32_t i) const { return inputs[i]; }
+  const DeviceTensor& output(int32_t i) const { return outputs[i]; }
+  bool has_input(int32_t i) const { return i < input_count && inputs[i].data != nullptr; }
+};
+
+// DirectMemory's loads, stores and copies on DeviceTensors.
+struct DeviceMemory {
+  template <typename T>
+  T load(const DeviceTensor& t, int64_t i) {
+    T value;
+    std::memcpy(&value, t.data + t.storage_index(i) * static_cast<int64_t>(sizeof(T)), sizeof(T));
+    return value;
+  }
+  template <typename T>
+  void store(const DeviceTensor& t, int64_t i, T value) {
+    std::memcpy(t.data + t.storage_index(i) * static_cast<int64_t>(sizeof(T)), &value, sizeof(T));
+  }
+  template <typename T>
+  void copy(const DeviceTensor& to, int64_t to_index, const DeviceTensor& from, int64_t from_index, int64_t count) {
+    if (count <= 0) return;
+    if (to.strides == nullptr && from.strides == nullptr) {
+      const auto size = static_cast<int64_t>(sizeof(T));
+      std::memmove(to.data + to_index * size, from.data + from_index * size, static_cast<size_t>(count * size));
+      return;
+    }
+    for (int64_t i = 0; i < count; ++i) store<T>(to, to_index + i, load<T>(from, from_index + i));
+  }
+};
+
+// A conv-like op's requantization (QuantizedConvArithmetic reads it) with
+// its per-channel multipliers in a constant array.
+struct DeviceConvRequantization {
+  struct Multipliers {
+    const QuantizedMultiplier* values;
+    const QuantizedMultiplier* data() const { return values; }
+  };
+  int32_t input_offset = 0;
+  int32_t filter_offset = 0;
+  int32_t output_offset = 0;
+  Multipliers multipliers{nullptr};
+  QuantizedRange range{0, 0};
+};
+
+}  // namespace dmo

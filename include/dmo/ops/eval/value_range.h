@@ -1,0 +1,17 @@
+// Clamping ranges of fused activations (ops/activation_range.h computes
+// them); plain values, so freestanding eval code can hold them.
+#pragma once
+
+#include <cstdint>
+
+namespace dmo {
+
+struct FloatRange {
+  float min, max;
+};
+
+struct QuantizedRange {
+  int32_t min, max;
+};
+
+}  // namespace dmo

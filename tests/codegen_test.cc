@@ -1,0 +1,169 @@
+// dmo codegen end to end: the generated project builds and runs (natively,
+// or under QEMU for a Cortex-M4) and prints the same outputs hash as `dmo
+// run`, with the arena symbol at the plan's size; and its refusals of bad
+// input (one line, exit 2, nothing written).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <regex>
+#include <string>
+
+#include "dmo/zoo/zoo.h"
+#include "test_support.h"
+
+namespace dmo {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Shell {
+  int status = -1;
+  std::string out;  // stdout and stderr
+};
+
+Shell shell(const std::string& command) {
+  Shell result;
+  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
+  if (pipe == nullptr) return result;
+  char buffer[4096];
+  size_t n;
+  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) result.out.append(buffer, n);
+  const int status = ::pclose(pipe);
+  result.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+  return result;
+}
+
+bool have(const std::string& program) { return shell("command -v " + program + " >/dev/null").status == 0; }
+
+// A fresh directory for one test's projects, removed afterwards.
+class ScratchDirectory {
+ public:
+  ScratchDirectory() {
+    path_ = fs::temp_directory_path() /
+            ("dmo_codegen_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter_++));
+    fs::remove_all(path_);
+    fs::create_directories(path_);
+  }
+  ~ScratchDirectory() { fs::remove_all(path_); }
+  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  static inline int counter_ = 0;
+  fs::path path_;
+};
+
+std::string field(const std::string& text, const std::string& name) {
+  std::smatch m;
+  if (std::regex_search(text, m, std::regex(name + "=([0-9a-f]+)"))) return m[1];
+  return "";
+}
+
+// `dmo run MODEL --seed 1`'s outputs hash.
+std::string interpreter_hash(const std::string& model) {
+  const test::CommandResult run = test::run_dmo({"run", model, "--seed", "1"});
+  EXPECT_EQ(run.exit_status, 0) << run.err;
+  return field(run.out, "outputs_fnv1a64");
+}
+
+// The arena of the plan codegen wrote ("..., N-byte arena").
+int64_t codegen_arena(const std::string& out) {
+  std::smatch m;
+  if (!std::regex_search(out, m, std::regex(R"(([0-9]+)-byte arena)"))) return -1;
+  return std::stoll(m[1]);
+}
+
+TEST(Codegen, HostProjectPrintsTheInterpretersHash) {
+  ScratchDirectory scratch;
+  const std::string dir = scratch / "project";
+  const test::CommandResult generated = test::run_dmo({"codegen", kDefaultZooModel, "-o", dir, "--target", "host"});
+  ASSERT_EQ(generated.exit_status, 0) << generated.err;
+  const Shell run = shell("make -s -C " + dir + " run");
+  ASSERT_EQ(run.status, 0) << run.out;
+  EXPECT_EQ(field(run.out, "outputs_fnv1a64"), interpreter_hash(kDefaultZooModel)) << run.out;
+  EXPECT_EQ(std::stoll(field(run.out, "arena_bytes")), codegen_arena(generated.out)) << run.out;
+}
+
+class CodegenCortexM4 : public testing::TestWithParam<const char*> {};
+
+TEST_P(CodegenCortexM4, RunsUnderQemuWithTheInterpretersHashAndThePlannedArena) {
+  if (!have("arm-none-eabi-g++") || !have("qemu-system-arm")) {
+    GTEST_SKIP() << "arm-none-eabi-g++ or qemu-system-arm not found (scripts/install-deps.sh installs them)";
+  }
+  std::string model = GetParam();
+  if (model != kDefaultZooModel) {
+    DMO_REQUIRE_SHARED(shared);
+    model = shared + "/models/" + model + ".tflite";
+  }
+  ScratchDirectory scratch;
+  const std::string dir = scratch / "project";
+  const test::CommandResult generated = test::run_dmo({"codegen", model, "-o", dir, "--target", "cortex-m4"});
+  ASSERT_EQ(generated.exit_status, 0) << generated.err;
+  const auto start = std::chrono::steady_clock::now();
+  const Shell run = shell("make -s -C " + dir + " run");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_EQ(run.status, 0) << run.out;
+  EXPECT_EQ(field(run.out, "outputs_fnv1a64"), interpreter_hash(model)) << run.out;
+  const int64_t planned = codegen_arena(generated.out);
+  EXPECT_EQ(std::stoll(field(run.out, "arena_bytes")), planned) << run.out;
+  // The arena symbol's size in the image is the plan's.
+  const Shell symbols = shell("arm-none-eabi-nm -S -t d " + dir + "/image.elf");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(symbols.out, m, std::regex(R"(\d+ 0*(\d+) [bBdD] dmo_arena\b)"))) << symbols.out;
+  EXPECT_EQ(std::stoll(m[1]), planned);
+  const std::string map = dir + "/image.map";
+  EXPECT_TRUE(fs::exists(map));
+  std::cout << GetParam() << ": built and ran in " << seconds << " s\n";
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, CodegenCortexM4,
+                         testing::Values("tiny_vww_96_int8", "tiny_kws_ref_model_int8", "tiny_resnet8_int8",
+                                         "tflm_person_detect_int8", kDefaultZooModel));
+
+// One line on stderr, exit 2, and no directory written.
+void expect_refused(const std::vector<std::string>& args, const std::string& dir, const std::string& message) {
+  const test::CommandResult result = test::run_dmo(args);
+  EXPECT_EQ(result.exit_status, 2) << result.out << result.err;
+  EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+  EXPECT_NE(result.err.find(message), std::string::npos) << result.err;
+  EXPECT_FALSE(fs::exists(dir)) << dir;
+  // No temporary sibling either.
+  for (const auto& entry : fs::directory_iterator(fs::path(dir).parent_path())) {
+    EXPECT_EQ(entry.path().filename().string().find("dmo-codegen"), std::string::npos) << entry.path();
+  }
+}
+
+TEST(Codegen, RefusesAnUnknownTarget) {
+  ScratchDirectory scratch;
+  const std::string dir = scratch / "project";
+  expect_refused({"codegen", kDefaultZooModel, "-o", dir, "--target", "cortex-a53"}, dir,
+                 "unknown target 'cortex-a53'");
+}
+
+TEST(Codegen, RefusesAnOpWithNoDeviceKernel) {
+  DMO_REQUIRE_SHARED(shared);
+  ScratchDirectory scratch;
+  const std::string dir = scratch / "project";
+  expect_refused({"codegen", shared + "/models/tflm_hello_world_float.tflite", "-o", dir}, dir,
+                 "op 0 (FULLY_CONNECTED): no device kernel for dmo codegen");
+}
+
+TEST(Codegen, RefusesADirectoryThatIsNotEmpty) {
+  ScratchDirectory scratch;
+  const std::string dir = scratch / "project";
+  fs::create_directories(dir);
+  { std::FILE* f = std::fopen((dir + "/keep.txt").c_str(), "w"); std::fclose(f); }
+  const test::CommandResult result = test::run_dmo({"codegen", kDefaultZooModel, "-o", dir, "--target", "host"});
+  EXPECT_EQ(result.exit_status, 2);
+  EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+  EXPECT_NE(result.err.find("exists and is not empty"), std::string::npos) << result.err;
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1);
+}
+
+}  // namespace
+}  // namespace dmo
