@@ -471,6 +471,12 @@ TEST(TraceStream, MisusedMarkersAreErrorsNamingTheLayer) {
   EXPECT_NE(e.find("'b' ends while layer 'a' is open"), std::string::npos) << e;
   e = error_of([&] { read_log("**1** DMO_TRACE_BEGIN zz 4 2000 4 bad\n"); });
   EXPECT_NE(e.find("malformed layer marker"), std::string::npos) << e;
+  // Sizes no tensor can have, and buffers that run past the top of the
+  // address space, would overflow the overlap arithmetic: refused by name.
+  e = error_of([&] { read_log("**1** DMO_TRACE_BEGIN 1000 12297829382473034409 2000 4 huge\n L 1000,4\n"); });
+  EXPECT_NE(e.find("layer 'huge' has an input of 12297829382473034409 bytes"), std::string::npos) << e;
+  e = error_of([&] { read_log("**1** DMO_TRACE_BEGIN 1000 4 fffffffffffffff0 32 wraps\n"); });
+  EXPECT_NE(e.find("layer 'wraps' has an output of 32 bytes at 0xfffffffffffffff0"), std::string::npos) << e;
   // A closed log with no layer is no error.
   EXPECT_TRUE(read_log("I  00001000,4\n L 00002000,4\n").layers().empty());
 }

@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <cstring>
+#include <tuple>
 
 #include "dmo/error.h"
+#include "dmo/model/limits.h"
 
 namespace dmo {
 
@@ -179,6 +181,16 @@ void LackeyTraceReader::begin_layer(std::string_view fields, std::string_view te
         fmt::format("trace: malformed layer marker '{}' (expected DMO_TRACE_BEGIN <input address> <input bytes> "
                     "<output address> <output bytes> <name>)",
                     text));
+  }
+  // A traced buffer is a tensor: beyond the tensor limit, or running past the
+  // top of the address space, the marker cannot describe a real layer.
+  for (const auto& [what, address, bytes] : {std::tuple{"input", in_address, in_bytes},
+                                             std::tuple{"output", out_address, out_bytes}}) {
+    if (bytes > static_cast<uint64_t>(kMaxTensorBytes) || address > UINT64_MAX - bytes) {
+      throw Error(fmt::format("trace: layer '{}' has an {} of {} bytes at 0x{:x}: larger than the {}-byte tensor "
+                              "limit or past the end of the address space",
+                              name, what, bytes, address, kMaxTensorBytes));
+    }
   }
   if (open_) {
     throw Error(fmt::format("trace: layer '{}' begins inside layer '{}': layers must not nest", name, open_->name));
