@@ -259,10 +259,11 @@ SplitSearchResult search_split_stages(const Graph& graph, const PlanOptions& opt
         // dmo's plan alone first (a third of the planning); a set that may
         // win is planned as plan_model plans it, where an ascending-only
         // plan can be smaller still.
-        Plan dmo = scheduled_dmo_plan(graph, trial.problem, trial.schedule, options.alignment, bound);
-        if (dmo.arena_size <= best_bytes) {
-          dmo = choose_scheduled_plan(graph, trial.problem, trial.schedule, options.alignment, bound).dmo;
-        }
+        // The choice reuses the plans made for dmo's plan alone.
+        DmoPlanChooser chooser =
+            scheduled_plan_chooser(graph, trial.problem, trial.schedule, options.alignment, bound);
+        Plan dmo = chooser.dmo_only();
+        if (dmo.arena_size <= best_bytes) dmo = chooser.choice().dmo;
         const int64_t bytes = dmo.arena_size;
         ++result.candidates_planned;
         arena_of[trial.set.key()] = bytes;

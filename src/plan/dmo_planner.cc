@@ -103,7 +103,7 @@ Plan plan_dmo(const MemoryProblem& problem, const DmoPlannerOptions& options) {
       for (int32_t to = 0; to < n && budget > 0 && !improved; ++to) {
         if (to == from) continue;
         if (to > from && !skipping_built) {
-          skipping = placer.prefix(best_track, from);
+          placer.prefix(best_track, from, skipping);
           skipping_built = true;
         }
         // (Past the best arena, `skipping` need not grow: no later move can win.)
@@ -111,7 +111,11 @@ Plan plan_dmo(const MemoryProblem& problem, const DmoPlannerOptions& options) {
         --budget;
         // A placement reaching the best arena cannot beat it: stop there.
         if ((to < from ? best_track.top[static_cast<size_t>(to)] : skipping.top) >= best.arena_size) continue;
-        trial = to < from ? placer.prefix(best_track, to) : skipping;
+        if (to < from) {
+          placer.prefix(best_track, to, trial);
+        } else {
+          trial = skipping;
+        }
         placer.add(trial, moved);
         // Once the move has placed the buffers the best order had placed by
         // then (its first from + 1 or to + 1), it may be back on its track.

@@ -14,10 +14,20 @@ OverlapPlacer::OverlapPlacer(const MemoryProblem& problem, int64_t alignment, bo
   overlaps_of_.resize(n);
   pairs_of_.resize(n);
   if (use_overlaps) {
+    // Walks numbered by op: a placement's walks come out as an op-indexed
+    // vector would hold them.
+    std::vector<int32_t> ops;
+    for (const OverlapPair& pair : problem.overlaps) ops.push_back(pair.op);
+    std::sort(ops.begin(), ops.end());
+    ops.erase(std::unique(ops.begin(), ops.end()), ops.end());
+    walk_count_ = static_cast<int32_t>(ops.size());
+    walk_of_pair_.reserve(problem.overlaps.size());
     for (size_t p = 0; p < problem.overlaps.size(); ++p) {
       const OverlapPair& pair = problem.overlaps[p];
+      const auto walk = static_cast<int32_t>(std::lower_bound(ops.begin(), ops.end(), pair.op) - ops.begin());
+      walk_of_pair_.push_back(walk);
       overlaps_of_[static_cast<size_t>(pair.output_buffer)].push_back(
-          {pair.input_buffer, pair.op, pair.safe_overlap, pair.safe_overlap_descending});
+          {pair.input_buffer, walk, pair.safe_overlap, pair.safe_overlap_descending});
       pairs_of_[static_cast<size_t>(pair.output_buffer)].push_back(static_cast<int32_t>(p));
       pairs_of_[static_cast<size_t>(pair.input_buffer)].push_back(static_cast<int32_t>(p));
     }
@@ -53,19 +63,19 @@ OverlapPlacer::Reach OverlapPlacer::reach(int32_t x, int32_t t, const std::vecto
   // X the output and T its input: an ascending walk puts X below T, a
   // descending one above; X the input, the other way round.
   Reach r;
-  auto may = [&](int32_t op, Walk walk) {
-    const Walk decided = walks[static_cast<size_t>(op)];
+  auto may = [&](int32_t w, Walk walk) {
+    const Walk decided = walks[static_cast<size_t>(w)];
     return decided == Walk::kUndecided || decided == walk;
   };
   for (const Allowance& a : overlaps_of_[static_cast<size_t>(x)]) {
     if (a.input != t) continue;
-    if (may(a.op, Walk::kAscending)) r.below = std::max(r.below, a.ascending);
-    if (may(a.op, Walk::kDescending)) r.above = std::max(r.above, a.descending);
+    if (may(a.walk, Walk::kAscending)) r.below = std::max(r.below, a.ascending);
+    if (may(a.walk, Walk::kDescending)) r.above = std::max(r.above, a.descending);
   }
   for (const Allowance& a : overlaps_of_[static_cast<size_t>(t)]) {
     if (a.input != x) continue;
-    if (may(a.op, Walk::kDescending)) r.below = std::max(r.below, a.descending);
-    if (may(a.op, Walk::kAscending)) r.above = std::max(r.above, a.ascending);
+    if (may(a.walk, Walk::kDescending)) r.below = std::max(r.below, a.descending);
+    if (may(a.walk, Walk::kAscending)) r.above = std::max(r.above, a.ascending);
   }
   return r;
 }
@@ -134,18 +144,18 @@ Need need_of(const MemoryProblem& problem, const OverlapPair& pair, const Plan& 
 
 }  // namespace
 
-bool OverlapPlacer::put(int32_t root, int64_t offset, Partial& partial, int32_t& mixed_op) const {
+bool OverlapPlacer::put(int32_t root, int64_t offset, Partial& partial, int32_t& mixed_walk) const {
   for (int32_t m : groups_.members(root)) {
     partial.plan.offsets[static_cast<size_t>(m)] = offset + groups_.offset_in_root(m);
     partial.placed[static_cast<size_t>(m)] = 1;
   }
   thread_local std::vector<std::pair<int32_t, Walk>> decided;  // this group's new walks (kept: put runs per group)
   decided.clear();
-  auto walk_of = [&](int32_t op) {
-    for (const auto& [o, w] : decided) {
-      if (o == op) return w;
+  auto walk_of = [&](int32_t index) {
+    for (const auto& [i, w] : decided) {
+      if (i == index) return w;
     }
-    return partial.walks[static_cast<size_t>(op)];
+    return partial.walks[static_cast<size_t>(index)];
   };
   for (int32_t m : groups_.members(root)) {
     for (int32_t p : pairs_of_[static_cast<size_t>(m)]) {
@@ -155,16 +165,17 @@ bool OverlapPlacer::put(int32_t root, int64_t offset, Partial& partial, int32_t&
       const Need need = need_of(problem_, pair, partial.plan);
       if (need == Need::kNone || need == Need::kEither) continue;
       const Walk walk = need == Need::kAscending ? Walk::kAscending : Walk::kDescending;
-      const Walk current = walk_of(pair.op);
+      const int32_t index = walk_of_pair_[static_cast<size_t>(p)];
+      const Walk current = walk_of(index);
       if (current == walk) continue;
       if (current != Walk::kUndecided) {
-        mixed_op = pair.op;
+        mixed_walk = index;
         return false;
       }
-      decided.emplace_back(pair.op, walk);
+      decided.emplace_back(index, walk);
     }
   }
-  for (const auto& [op, walk] : decided) partial.walks[static_cast<size_t>(op)] = walk;
+  for (const auto& [index, walk] : decided) partial.walks[static_cast<size_t>(index)] = walk;
   return true;
 }
 
@@ -183,14 +194,12 @@ OverlapPlacer::Partial OverlapPlacer::start() const {
   Partial partial;
   partial.plan.offsets.assign(n, 0);
   partial.placed.assign(n, 0);
-  int32_t op_count = problem_.op_count;
-  for (const OverlapPair& pair : problem_.overlaps) op_count = std::max(op_count, pair.op + 1);
-  partial.walks.assign(static_cast<size_t>(std::max(op_count, 0)), Walk::kUndecided);
-  int32_t mixed_op = -1;
+  partial.walks.assign(static_cast<size_t>(walk_count_), Walk::kUndecided);
+  int32_t mixed_walk = -1;
   for (size_t r = 0; r < n; ++r) {
     const auto root = static_cast<int32_t>(r);
     if (!groups_.is_root(root) || !groups_.fixed_root_offset(root)) continue;
-    put(root, *groups_.fixed_root_offset(root), partial, mixed_op);  // a mixed walk here is the problem's own
+    put(root, *groups_.fixed_root_offset(root), partial, mixed_walk);  // a mixed walk here is the problem's own
     raise_top(root, partial);
   }
   return partial;
@@ -201,16 +210,16 @@ bool OverlapPlacer::add_with(Partial& partial, int32_t buffer, Choose choose) co
   const int32_t root = groups_.root(buffer);
   if (partial.placed[static_cast<size_t>(root)]) return true;
   thread_local StartRanges forbidden;  // kept: every group of every placement needs one
-  int32_t mixed_op = -1;
+  int32_t mixed_walk = -1;
   while (true) {
     forbidden_ranges(root, partial, forbidden);
     std::optional<int64_t> offset = choose(root, forbidden);
     if (!offset) return false;
-    if (put(root, *offset, partial, mixed_op)) break;
+    if (put(root, *offset, partial, mixed_walk)) break;
     // The group would need one op to walk both ways: settle that op on
     // ascending (always allowed, only less overlap) and place it again.
-    if (partial.walks[static_cast<size_t>(mixed_op)] != Walk::kUndecided) break;
-    partial.walks[static_cast<size_t>(mixed_op)] = Walk::kAscending;
+    if (partial.walks[static_cast<size_t>(mixed_walk)] != Walk::kUndecided) break;
+    partial.walks[static_cast<size_t>(mixed_walk)] = Walk::kAscending;
     unput(root, partial);
   }
   raise_top(root, partial);
@@ -233,8 +242,8 @@ OverlapPlacer::Track OverlapPlacer::track(const std::vector<int32_t>& order) con
   for (size_t b = 0; b < n; ++b) {
     if (t.whole.placed[b]) t.placed_at[b] = -1;
   }
-  for (size_t op = 0; op < t.whole.walks.size(); ++op) {
-    if (t.whole.walks[op] != Walk::kUndecided) t.decided_at[op] = -1;
+  for (size_t w = 0; w < t.whole.walks.size(); ++w) {
+    if (t.whole.walks[w] != Walk::kUndecided) t.decided_at[w] = -1;
   }
   t.top.reserve(order.size() + 1);
   t.top.push_back(t.whole.top);
@@ -247,9 +256,9 @@ OverlapPlacer::Track OverlapPlacer::track(const std::vector<int32_t>& order) con
       for (int32_t m : groups_.members(root)) {
         t.placed_at[static_cast<size_t>(m)] = static_cast<int32_t>(k);
         for (int32_t p : pairs_of_[static_cast<size_t>(m)]) {
-          const auto op = static_cast<size_t>(problem_.overlaps[static_cast<size_t>(p)].op);
-          if (t.decided_at[op] == std::numeric_limits<int32_t>::max() && t.whole.walks[op] != Walk::kUndecided) {
-            t.decided_at[op] = static_cast<int32_t>(k);
+          const auto w = static_cast<size_t>(walk_of_pair_[static_cast<size_t>(p)]);
+          if (t.decided_at[w] == std::numeric_limits<int32_t>::max() && t.whole.walks[w] != Walk::kUndecided) {
+            t.decided_at[w] = static_cast<int32_t>(k);
           }
         }
       }
@@ -259,8 +268,7 @@ OverlapPlacer::Track OverlapPlacer::track(const std::vector<int32_t>& order) con
   return t;
 }
 
-OverlapPlacer::Partial OverlapPlacer::prefix(const Track& track, int32_t k) const {
-  Partial partial;
+void OverlapPlacer::prefix(const Track& track, int32_t k, Partial& partial) const {
   const size_t n = track.placed_at.size();
   partial.plan.offsets.assign(n, 0);
   partial.placed.assign(n, 0);
@@ -271,11 +279,10 @@ OverlapPlacer::Partial OverlapPlacer::prefix(const Track& track, int32_t k) cons
     }
   }
   partial.walks.assign(track.decided_at.size(), Walk::kUndecided);
-  for (size_t op = 0; op < track.decided_at.size(); ++op) {
-    if (track.decided_at[op] < k) partial.walks[op] = track.whole.walks[op];
+  for (size_t w = 0; w < track.decided_at.size(); ++w) {
+    if (track.decided_at[w] < k) partial.walks[w] = track.whole.walks[w];
   }
   partial.top = track.top[static_cast<size_t>(k)];
-  return partial;
 }
 
 bool OverlapPlacer::same_as_prefix(const Partial& partial, const Track& track, int32_t k) {
@@ -284,8 +291,8 @@ bool OverlapPlacer::same_as_prefix(const Partial& partial, const Track& track, i
     if (static_cast<bool>(partial.placed[b]) != placed) return false;
     if (partial.plan.offsets[b] != (placed ? track.whole.plan.offsets[b] : 0)) return false;
   }
-  for (size_t op = 0; op < track.decided_at.size(); ++op) {
-    if (partial.walks[op] != (track.decided_at[op] < k ? track.whole.walks[op] : Walk::kUndecided)) return false;
+  for (size_t w = 0; w < track.decided_at.size(); ++w) {
+    if (partial.walks[w] != (track.decided_at[w] < k ? track.whole.walks[w] : Walk::kUndecided)) return false;
   }
   return true;
 }

@@ -40,7 +40,7 @@ class OverlapPlacer {
   struct Partial {
     Plan plan;
     std::vector<char> placed;
-    std::vector<Walk> walks;  // per op
+    std::vector<Walk> walks;  // per op with an overlap pair (OverlapPlacer's own numbering)
     int64_t top = 0;          // the highest counted end placed: the arena is at least this
   };
   // The fixed groups, exactly where the problem puts them.
@@ -62,12 +62,13 @@ class OverlapPlacer {
   struct Track {
     Partial whole;                   // after every buffer of the order
     std::vector<int32_t> placed_at;  // per buffer: how many adds had run before it was placed (-1: by start())
-    std::vector<int32_t> decided_at; // per op, the same for its walk (INT32_MAX: never decided)
+    std::vector<int32_t> decided_at; // per walk, the same for it (INT32_MAX: never decided)
     std::vector<int64_t> top;        // per prefix length k, 0..n
   };
   Track track(const std::vector<int32_t>& order) const;
-  // The placement after the first k buffers of the tracked order.
-  Partial prefix(const Track& track, int32_t k) const;
+  // The placement after the first k buffers of the tracked order, into
+  // `partial` (its vectors reused: a search builds one per move).
+  void prefix(const Track& track, int32_t k, Partial& partial) const;
   // same(partial, prefix(track, k)), without building the prefix.
   static bool same_as_prefix(const Partial& partial, const Track& track, int32_t k);
 
@@ -88,7 +89,7 @@ class OverlapPlacer {
  private:
   struct Allowance {
     int32_t input;
-    int32_t op;
+    int32_t walk;  // the pair's op, numbered as Partial::walks
     int64_t ascending, descending;  // the pair's safe overlaps
   };
   // How far a buffer may reach into another from below and from above.
@@ -108,8 +109,8 @@ class OverlapPlacer {
   void forbidden_ranges(int32_t root, const Partial& partial, StartRanges& ranges) const;
   // Puts group `root` at `offset`; records the walks its touching pairs
   // need. False (nothing recorded) when an undecided op would need both;
-  // that op is then `mixed_op`.
-  bool put(int32_t root, int64_t offset, Partial& partial, int32_t& mixed_op) const;
+  // that op (its index in Partial::walks) is then `mixed_walk`.
+  bool put(int32_t root, int64_t offset, Partial& partial, int32_t& mixed_walk) const;
   void unput(int32_t root, Partial& partial) const;
   // Raises partial.top to the placed group's counted ends.
   void raise_top(int32_t root, Partial& partial) const;
@@ -127,6 +128,11 @@ class OverlapPlacer {
   AliasGroups groups_;
   std::vector<std::vector<Allowance>> overlaps_of_;  // per output buffer
   std::vector<std::vector<int32_t>> pairs_of_;       // overlap pair indices per buffer (either side)
+  // Per overlap pair, its op's index in Partial::walks: only ops with a
+  // pair have a walk to settle, and a split schedule has many steps
+  // without one, so a placement's copies and comparisons skip those.
+  std::vector<int32_t> walk_of_pair_;
+  int32_t walk_count_ = 0;
   std::vector<std::vector<Conflict>> conflicts_;     // per buffer
   std::vector<int64_t> root_alignment_;              // per group root: groups_.alignment
   std::vector<int64_t> lowest_root_offset_;          // per group root
