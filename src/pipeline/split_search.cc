@@ -194,6 +194,38 @@ SplitSearchResult search_split_stages(const Graph& graph, const PlanOptions& opt
     for (size_t op = 0; op < unsplit_per_op.size(); ++op) unsplit_per_op[op] -= saving[op];
   }
 
+  // Per stage, the most its steps need with that stage alone: the largest
+  // live bytes less the overlaps' saving over them. In any set holding the
+  // stage its steps are the same, in the same order relative to every
+  // other op, so the same tensors (the other stages' bands live only in
+  // their own steps) and pairs (an op's pair lives at its op, a stage's
+  // over its steps) are live there: with bound_outside_stages, a lower
+  // bound of the set's per-op bound, hence of its chain bound, known
+  // without building the set's schedule and problem.
+  std::map<std::string, int64_t> stage_peak_of;
+  auto stage_peak = [&](const SplitCandidate& c) {
+    const std::string key = split_spec(c.stage);
+    if (const auto known = stage_peak_of.find(key); known != stage_peak_of.end()) return known->second;
+    PlanOptions alone = unsplit;
+    alone.split = {c.stage};
+    const Schedule schedule = split_schedule(graph, alone.split, {}, &tilings);
+    const MemoryProblem problem = planned_problem(graph, alone, schedule, overlaps, &tilings);
+    int64_t peak = 0;
+    if (!has_fixed_offsets(problem)) {
+      const std::vector<int64_t> live = live_bytes_per_op(problem);
+      const std::vector<int64_t> saving = overlap_saving_per_op(problem);
+      const StepRange steps = stage_steps(schedule, c.stage);
+      for (size_t t = steps.first; t < steps.end && t < live.size(); ++t) peak = std::max(peak, live[t] - saving[t]);
+    }
+    stage_peak_of.emplace(key, peak);
+    return peak;
+  };
+  auto set_bound_unbuilt = [&](const StageSet& set) {
+    int64_t bound = bound_outside_stages(unsplit_per_op, set);
+    for (const SplitCandidate& c : set.stages) bound = std::max(bound, stage_peak(c));
+    return bound;
+  };
+
   // Every set planned, by key: its arena. The unsplit plan is the first.
   std::map<std::string, int64_t> arena_of;
   std::vector<std::pair<StageSet, int64_t>> planned = {{StageSet{}, result.unsplit_bytes}};
@@ -252,6 +284,9 @@ SplitSearchResult search_split_stages(const Graph& graph, const PlanOptions& opt
         if (const auto known = bound_of.find(key); known != bound_of.end()) {
           std::tie(trial.bound, trial.bound_known) = known->second;
         } else {
+          // Most sets above the arena to beat are known so without their
+          // problem: their chain bound is above it too.
+          if (!unsplit_per_op.empty() && set_bound_unbuilt(trial.set) > current_bytes) return nullptr;
           build_problem(trial);
           // A true bound, so a candidate above the arena to beat is never
           // planned; fixed offsets (accelerator ops) may share bytes unchecked.
