@@ -26,6 +26,8 @@ OverlapPlacer::OverlapPlacer(const MemoryProblem& problem, int64_t alignment, bo
       const OverlapPair& pair = problem.overlaps[p];
       const auto walk = static_cast<int32_t>(std::lower_bound(ops.begin(), ops.end(), pair.op) - ops.begin());
       walk_of_pair_.push_back(walk);
+      pairs_of_walk_.resize(ops.size());
+      pairs_of_walk_[static_cast<size_t>(walk)].push_back(static_cast<int32_t>(p));
       overlaps_of_[static_cast<size_t>(pair.output_buffer)].push_back(
           {pair.input_buffer, walk, pair.safe_overlap, pair.safe_overlap_descending});
       pairs_of_[static_cast<size_t>(pair.output_buffer)].push_back(static_cast<int32_t>(p));
@@ -247,6 +249,8 @@ OverlapPlacer::Track OverlapPlacer::track(const std::vector<int32_t>& order) con
   }
   t.top.reserve(order.size() + 1);
   t.top.push_back(t.whole.top);
+  t.end_at.assign(order.size(), 0);
+  t.settles_walk.assign(order.size(), 0);
   for (size_t k = 0; k < order.size(); ++k) {
     const int32_t root = groups_.root(order[k]);
     const bool new_group = !t.whole.placed[static_cast<size_t>(root)];
@@ -255,10 +259,12 @@ OverlapPlacer::Track OverlapPlacer::track(const std::vector<int32_t>& order) con
       // Only the pairs of the group just placed can have decided a walk.
       for (int32_t m : groups_.members(root)) {
         t.placed_at[static_cast<size_t>(m)] = static_cast<int32_t>(k);
+        t.end_at[k] = std::max(t.end_at[k], t.whole.plan.offsets[static_cast<size_t>(m)] + counted_size(static_cast<size_t>(m)));
         for (int32_t p : pairs_of_[static_cast<size_t>(m)]) {
           const auto w = static_cast<size_t>(walk_of_pair_[static_cast<size_t>(p)]);
           if (t.decided_at[w] == std::numeric_limits<int32_t>::max() && t.whole.walks[w] != Walk::kUndecided) {
             t.decided_at[w] = static_cast<int32_t>(k);
+            t.settles_walk[k] = 1;
           }
         }
       }
@@ -295,6 +301,95 @@ bool OverlapPlacer::same_as_prefix(const Partial& partial, const Track& track, i
     if (partial.walks[w] != (track.decided_at[w] < k ? track.whole.walks[w] : Walk::kUndecided)) return false;
   }
   return true;
+}
+
+void OverlapPlacer::follow(const Track& track, const std::vector<int32_t>& order, int32_t k, Partial& partial,
+                           int64_t limit, int32_t skip) const {
+  const size_t n = problem_.buffers.size();
+  // Buffers whose placement may differ from the track's: those conflicting
+  // with a buffer placed elsewhere, or paired with one, or with a pair
+  // whose op walks otherwise.
+  thread_local std::vector<char> reached, walk_differs;
+  reached.assign(n, 0);
+  walk_differs.assign(static_cast<size_t>(walk_count_), 0);
+  auto placed_elsewhere = [&](size_t b) {
+    for (const Conflict& c : conflicts_[b]) reached[static_cast<size_t>(c.buffer)] = 1;
+    for (int32_t p : pairs_of_[b]) {
+      const OverlapPair& pair = problem_.overlaps[static_cast<size_t>(p)];
+      reached[static_cast<size_t>(pair.output_buffer)] = reached[static_cast<size_t>(pair.input_buffer)] = 1;
+    }
+  };
+  auto walk_elsewhere = [&](size_t w) {
+    if (walk_differs[w]) return;
+    walk_differs[w] = 1;
+    for (int32_t p : pairs_of_walk_[w]) {
+      const OverlapPair& pair = problem_.overlaps[static_cast<size_t>(p)];
+      reached[static_cast<size_t>(pair.output_buffer)] = reached[static_cast<size_t>(pair.input_buffer)] = 1;
+    }
+  };
+  // The walk's state in the track once its first `placed` adds have run.
+  auto track_walk = [&](size_t w, int32_t placed) {
+    return track.decided_at[w] < placed ? track.whole.walks[w] : Walk::kUndecided;
+  };
+  // The walks the buffers of `group` settle, where they differ from the
+  // track's after its first `placed` adds.
+  auto compare_walks = [&](int32_t group, int32_t placed) {
+    for (int32_t m : groups_.members(group)) {
+      for (int32_t p : pairs_of_[static_cast<size_t>(m)]) {
+        const auto w = static_cast<size_t>(walk_of_pair_[static_cast<size_t>(p)]);
+        if (partial.walks[w] != track_walk(w, placed)) walk_elsewhere(w);
+      }
+    }
+  };
+  if (skip >= 0) {
+    // The track's first k and order[skip]'s group: only that group's
+    // placement and the walks it settled can differ.
+    const int32_t group = groups_.root(order[static_cast<size_t>(skip)]);
+    for (int32_t m : groups_.members(group)) placed_elsewhere(static_cast<size_t>(m));
+    compare_walks(group, k);
+  } else {
+    for (size_t b = 0; b < n; ++b) {
+      if (partial.placed[b] && (track.placed_at[b] >= k || partial.plan.offsets[b] != track.whole.plan.offsets[b])) {
+        placed_elsewhere(b);
+      }
+    }
+    for (size_t w = 0; w < partial.walks.size(); ++w) {
+      if (partial.walks[w] != track_walk(w, k)) walk_elsewhere(w);
+    }
+  }
+  for (size_t pos = static_cast<size_t>(k); pos < order.size() && partial.top < limit; ++pos) {
+    if (static_cast<int32_t>(pos) == skip) {
+      // Placed already (and counted as placed elsewhere): the walks the
+      // track settled with it may be settled otherwise here.
+      compare_walks(groups_.root(order[pos]), static_cast<int32_t>(pos) + 1);
+      continue;
+    }
+    const int32_t root = groups_.root(order[pos]);
+    if (partial.placed[static_cast<size_t>(root)]) continue;
+    const std::span<const int32_t> members = groups_.members(root);
+    const bool may_differ = std::any_of(members.begin(), members.end(),
+                                        [&](int32_t m) { return reached[static_cast<size_t>(m)] != 0; });
+    if (!may_differ) {
+      for (int32_t m : members) {
+        partial.plan.offsets[static_cast<size_t>(m)] = track.whole.plan.offsets[static_cast<size_t>(m)];
+        partial.placed[static_cast<size_t>(m)] = 1;
+        if (!track.settles_walk[pos]) continue;
+        for (int32_t p : pairs_of_[static_cast<size_t>(m)]) {
+          const auto w = static_cast<size_t>(walk_of_pair_[static_cast<size_t>(p)]);
+          if (track.decided_at[w] == static_cast<int32_t>(pos)) partial.walks[w] = track.whole.walks[w];
+        }
+      }
+      partial.top = std::max(partial.top, track.end_at[pos]);
+      continue;
+    }
+    add(partial, order[pos]);
+    for (int32_t m : members) {
+      if (partial.plan.offsets[static_cast<size_t>(m)] != track.whole.plan.offsets[static_cast<size_t>(m)]) {
+        placed_elsewhere(static_cast<size_t>(m));
+      }
+    }
+    compare_walks(root, static_cast<int32_t>(pos) + 1);
+  }
 }
 
 Plan OverlapPlacer::finish(Partial&& partial) const {
