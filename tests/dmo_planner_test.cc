@@ -3,11 +3,15 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <limits>
 #include <map>
+#include <numeric>
+#include <random>
 #include <utility>
 
 #include "dmo/plan/bounds.h"
 #include "dmo/plan/dmo_planner.h"
+#include "dmo/plan/overlap_placement.h"
 #include "dmo/plan/tflm_greedy_planner.h"
 #include "dmo/plan/plan_validator.h"
 #include "dmo/report/plan_report.h"
@@ -170,6 +174,88 @@ PlanResult zoo_report(const std::string& name, OverlapMethod method, int64_t ali
 // The seed's check values: MobileNet v2 1.0 224 float32 peaks at the second
 // depthwise conv pair, 6,021,120 bytes without overlap and 4,816,956 with the
 // algorithmic O_s floored to the 4-byte element.
+// Ops in a row, each with one to three inputs among the last few tensors
+// and one output; pairs (both walks) for some dying inputs, some buffers
+// aligned to 64 and one a view into another.
+MemoryProblem random_problem(std::mt19937& rng) {
+  auto draw = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  MemoryProblem p;
+  p.op_count = draw(6, 14);
+  p.buffers.push_back({0, 16 * draw(1, 40), {-1, 0}});
+  for (int32_t op = 0; op < p.op_count; ++op) {
+    const auto out = static_cast<int32_t>(p.buffers.size());
+    p.buffers.push_back({out, 16 * draw(1, 40) + draw(0, 15), {op, op}});
+    if (draw(0, 4) == 0) p.buffers.back().alignment = 64;
+    for (int inputs = draw(1, 3); inputs > 0; --inputs) {
+      const int32_t in = std::max(0, out - draw(1, 4));
+      BufferRequest& b = p.buffers[static_cast<size_t>(in)];
+      b.lifetime.last = std::max(b.lifetime.last, op);
+    }
+  }
+  p.buffers.back().lifetime.last = p.op_count - 1;
+  for (int32_t op = 0; op < p.op_count; ++op) {
+    for (size_t in = 0; in < p.buffers.size(); ++in) {
+      const BufferRequest& b = p.buffers[in];
+      if (b.lifetime.last != op || b.lifetime.first >= op || draw(0, 2) == 0) continue;
+      const auto out = static_cast<int32_t>(op + 1);
+      p.overlaps.push_back({op, out, static_cast<int32_t>(in), 16 * draw(0, 20), 16 * draw(0, 10)});
+    }
+  }
+  // A view into the last op's output (they live together from there on).
+  const auto base = static_cast<int32_t>(p.buffers.size()) - 1;
+  p.buffers.push_back({base + 1, 16, p.buffers[static_cast<size_t>(base)].lifetime});
+  p.aliases.push_back({base + 1, base, 0});
+  return p;
+}
+
+// follow() copies the buffers a move cannot displace from the track: every
+// move of the hill climb's kind then places exactly as add() in order does.
+TEST(OverlapPlacerFollow, PlacesEveryMoveAsAddingInOrderDoes) {
+  std::mt19937 rng(20261203);
+  int64_t compared = 0;
+  for (int round = 0; round < 60; ++round) {
+    const MemoryProblem p = random_problem(rng);
+    const OverlapPlacer placer(p, 16, true, 16);
+    std::vector<int32_t> order(p.buffers.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::shuffle(order.begin(), order.end(), rng);
+    const OverlapPlacer::Track track = placer.track(order);
+    const auto n = static_cast<int32_t>(order.size());
+    for (int32_t from = 0; from < n; ++from) {
+      for (int32_t to = 0; to < n; ++to) {
+        if (to == from) continue;
+        // The moved order, placed buffer by buffer.
+        std::vector<int32_t> moved_order = order;
+        const auto begin = moved_order.begin();
+        if (to < from) {
+          std::rotate(begin + to, begin + from, begin + from + 1);
+        } else {
+          std::rotate(begin + from, begin + from + 1, begin + to + 1);
+        }
+        OverlapPlacer::Partial expected = placer.start();
+        for (int32_t b : moved_order) placer.add(expected, b);
+        // The same move as the planner makes it: the track's prefix, the
+        // moved buffer, then follow.
+        OverlapPlacer::Partial followed;
+        if (to < from) {
+          placer.prefix(track, to, followed);
+          placer.add(followed, order[static_cast<size_t>(from)]);
+          placer.follow(track, order, to, followed, std::numeric_limits<int64_t>::max(), from);
+        } else {
+          placer.prefix(track, from, followed);
+          for (int32_t pos = from + 1; pos <= to; ++pos) placer.add(followed, order[static_cast<size_t>(pos)]);
+          placer.add(followed, order[static_cast<size_t>(from)]);
+          placer.follow(track, order, to + 1, followed, std::numeric_limits<int64_t>::max());
+        }
+        ASSERT_TRUE(OverlapPlacer::same(expected, followed)) << "round " << round << " from " << from << " to " << to;
+        ASSERT_EQ(expected.top, followed.top);
+        ++compared;
+      }
+    }
+  }
+  EXPECT_GT(compared, 5000);
+}
+
 TEST(DmoPlannerCheckValues, MobileNetV2Float) {
   PlanResult alg = zoo_report("mobilenet_v2_1.0_224_float32", OverlapMethod::kAlgorithmic, 4);
   EXPECT_EQ(alg.lower_bound_bytes, 6021120);

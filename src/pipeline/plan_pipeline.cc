@@ -136,8 +136,8 @@ ScheduledPlanProblem scheduled_plan_problem(const Graph& graph, const PlanOption
                                             std::vector<OpOverlap>& overlaps, StageOverlapDepth depth,
                                             StageTilingMemo* memo = nullptr) {
   ScheduledPlanProblem p;
-  p.problem = build_scheduled_problem(graph, schedule);
   p.lifetimes = scheduled_problem_lifetimes(graph, schedule);
+  p.problem = build_scheduled_problem(graph, schedule, p.lifetimes);
   p.op_times = first_time_of_ops(graph, schedule);
   if (options.preserve_graph_inputs) keep_graph_inputs_to_the_end(graph.main(), p.problem, p.lifetimes);
   unuse_split_op_overlaps(schedule, overlaps);
@@ -305,16 +305,20 @@ PlanResult plan_schedule(const Graph& graph, const PlanOptions& options, std::ve
 
 }  // namespace
 
+DmoPlanChooser scheduled_plan_chooser(const Graph& graph, const MemoryProblem& problem, const Schedule& schedule,
+                                      int64_t alignment, std::optional<int64_t> bound) {
+  if (schedule.band_buffers.empty()) return DmoPlanChooser(problem, alignment);
+  return DmoPlanChooser(problem, with_bands_over_whole_stages(graph, problem, schedule), alignment, bound);
+}
+
 DmoPlanChoice choose_scheduled_plan(const Graph& graph, const MemoryProblem& problem, const Schedule& schedule,
                                     int64_t alignment, std::optional<int64_t> bound) {
-  if (schedule.band_buffers.empty()) return choose_dmo_plan(problem, alignment);
-  return choose_dmo_plan(problem, with_bands_over_whole_stages(graph, problem, schedule), alignment, bound);
+  return scheduled_plan_chooser(graph, problem, schedule, alignment, bound).choice();
 }
 
 Plan scheduled_dmo_plan(const Graph& graph, const MemoryProblem& problem, const Schedule& schedule,
                         int64_t alignment, std::optional<int64_t> bound) {
-  if (schedule.band_buffers.empty()) return choose_dmo_plan_only(problem, alignment);
-  return choose_dmo_plan_only(problem, with_bands_over_whole_stages(graph, problem, schedule), alignment, bound);
+  return scheduled_plan_chooser(graph, problem, schedule, alignment, bound).dmo_only();
 }
 
 TensorPlacement dmo_placement(const Graph& graph, const PlanResult& result) {

@@ -30,13 +30,18 @@ void require_whole_model_schedule(const Graph& graph, const Schedule& schedule) 
 bool plans_whole_model(const Graph& graph) { return graph.subgraphs.size() > 1; }
 
 MemoryProblem build_scheduled_problem(const Graph& graph, const Schedule& schedule) {
+  if (plans_whole_model(graph)) return build_scheduled_problem(graph, schedule, {});
+  return build_scheduled_problem(graph, schedule, schedule_lifetimes(graph, schedule));
+}
+
+MemoryProblem build_scheduled_problem(const Graph& graph, const Schedule& schedule,
+                                      const std::vector<Lifetime>& lifetimes) {
   if (plans_whole_model(graph)) {
     require_whole_model_schedule(graph, schedule);
     return build_model_memory_problem(graph, model_timeline(graph));
   }
   const Subgraph& sg = graph.main();
-  MemoryProblem problem =
-      build_memory_problem(sg, schedule_lifetimes(graph, schedule), static_cast<int32_t>(schedule.steps.size()));
+  MemoryProblem problem = build_memory_problem(sg, lifetimes, static_cast<int32_t>(schedule.steps.size()));
   std::vector<int32_t> buffer_of(sg.tensors.size(), -1);
   for (size_t b = 0; b < problem.buffers.size(); ++b) {
     buffer_of[static_cast<size_t>(problem.buffers[b].tensor)] = static_cast<int32_t>(b);

@@ -9,6 +9,8 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
+#include <utility>
 
 #include "dmo/error.h"
 #include "dmo/pipeline/plan_pipeline.h"
@@ -192,12 +194,48 @@ SplitSearchResult search_split_stages(const Graph& graph, const PlanOptions& opt
     for (size_t op = 0; op < unsplit_per_op.size(); ++op) unsplit_per_op[op] -= saving[op];
   }
 
+  // Per stage, the most its steps need with that stage alone: the largest
+  // live bytes less the overlaps' saving over them. In any set holding the
+  // stage its steps are the same, in the same order relative to every
+  // other op, so the same tensors (the other stages' bands live only in
+  // their own steps) and pairs (an op's pair lives at its op, a stage's
+  // over its steps) are live there: with bound_outside_stages, a lower
+  // bound of the set's per-op bound, hence of its chain bound, known
+  // without building the set's schedule and problem.
+  std::map<std::string, int64_t> stage_peak_of;
+  auto stage_peak = [&](const SplitCandidate& c) {
+    const std::string key = split_spec(c.stage);
+    if (const auto known = stage_peak_of.find(key); known != stage_peak_of.end()) return known->second;
+    PlanOptions alone = unsplit;
+    alone.split = {c.stage};
+    const Schedule schedule = split_schedule(graph, alone.split, {}, &tilings);
+    const MemoryProblem problem = planned_problem(graph, alone, schedule, overlaps, &tilings);
+    int64_t peak = 0;
+    if (!has_fixed_offsets(problem)) {
+      const std::vector<int64_t> live = live_bytes_per_op(problem);
+      const std::vector<int64_t> saving = overlap_saving_per_op(problem);
+      const StepRange steps = stage_steps(schedule, c.stage);
+      for (size_t t = steps.first; t < steps.end && t < live.size(); ++t) peak = std::max(peak, live[t] - saving[t]);
+    }
+    stage_peak_of.emplace(key, peak);
+    return peak;
+  };
+  auto set_bound_unbuilt = [&](const StageSet& set) {
+    int64_t bound = bound_outside_stages(unsplit_per_op, set);
+    for (const SplitCandidate& c : set.stages) bound = std::max(bound, stage_peak(c));
+    return bound;
+  };
+
   // Every set planned, by key: its arena. The unsplit plan is the first.
   std::map<std::string, int64_t> arena_of;
   std::vector<std::pair<StageSet, int64_t>> planned = {{StageSet{}, result.unsplit_bytes}};
   arena_of[StageSet{}.key()] = result.unsplit_bytes;
   StageSet current;
   int64_t current_bytes = result.unsplit_bytes;
+  // Every set whose bound was worked out, by key: its bound, and whether
+  // one is known (not with fixed offsets). A set left unplanned in one
+  // round is often proposed again in the next; its bound is the same.
+  std::map<std::string, std::pair<int64_t, bool>> bound_of;
   auto descend = [&](const std::vector<SplitCandidate>& candidates, bool least_recompute) {
     for (;;) {
       const std::set<int32_t> peak = peak_ops(current_schedule, current_problem, current_dmo);
@@ -221,27 +259,44 @@ SplitSearchResult search_split_stages(const Graph& graph, const PlanOptions& opt
                        [](const StageSet& a, const StageSet& b) { return a.extra_macs() < b.extra_macs(); });
       struct Trial {
         StageSet set;
-        Schedule schedule;
-        MemoryProblem problem;
         int64_t bound = 0;  // 0 with fixed offsets: no bound known
         bool bound_known = false;
+        // Built for the bound, or when the set is planned (the bound known
+        // from an earlier round).
+        std::optional<Schedule> schedule;
+        std::optional<MemoryProblem> problem;
       };
-      // A proposal's schedule, problem and bound (the costly part of a
-      // trial), or nothing when its bound is above the arena to beat.
-      std::deque<Trial> trials;
-      auto build = [&](StageSet set) -> const Trial* {
+      auto build_problem = [&](Trial& trial) {
+        if (trial.problem) return;
         PlanOptions split = unsplit;
-        split.split = set.split();
-        Schedule schedule = split_schedule(graph, split.split, {}, &tilings);
-        MemoryProblem problem = planned_problem(graph, split, schedule, overlaps, &tilings);
-        Trial trial{std::move(set), std::move(schedule), std::move(problem)};
-        // A true bound, so a candidate above the arena to beat is never
-        // planned; fixed offsets (accelerator ops) may share bytes unchecked.
-        if (!has_fixed_offsets(trial.problem)) {
-          trial.bound = chain_lower_bound_with_overlap_bytes(trial.problem);
-          trial.bound_known = true;
-          if (trial.bound > current_bytes) return nullptr;
+        split.split = trial.set.split();
+        trial.schedule = split_schedule(graph, split.split, {}, &tilings);
+        trial.problem = planned_problem(graph, split, *trial.schedule, overlaps, &tilings);
+      };
+      // A proposal's bound (its schedule and problem, the costly part of a
+      // trial, built once per set), or nothing when that bound is above the
+      // arena to beat.
+      std::deque<Trial> trials;
+      auto build = [&](StageSet set) -> Trial* {
+        Trial trial;
+        trial.set = std::move(set);
+        const std::string key = trial.set.key();
+        if (const auto known = bound_of.find(key); known != bound_of.end()) {
+          std::tie(trial.bound, trial.bound_known) = known->second;
+        } else {
+          // Most sets above the arena to beat are known so without their
+          // problem: their chain bound is above it too.
+          if (!unsplit_per_op.empty() && set_bound_unbuilt(trial.set) > current_bytes) return nullptr;
+          build_problem(trial);
+          // A true bound, so a candidate above the arena to beat is never
+          // planned; fixed offsets (accelerator ops) may share bytes unchecked.
+          if (!has_fixed_offsets(*trial.problem)) {
+            trial.bound = chain_lower_bound_with_overlap_bytes(*trial.problem);
+            trial.bound_known = true;
+          }
+          bound_of[key] = {trial.bound, trial.bound_known};
         }
+        if (trial.bound_known && trial.bound > current_bytes) return nullptr;
         trials.push_back(std::move(trial));
         return &trials.back();
       };
@@ -249,26 +304,28 @@ SplitSearchResult search_split_stages(const Graph& graph, const PlanOptions& opt
       // places share the peak, lowering one is the step to lowering both.
       // Sets that may tie (bound equal to the arena) are planned only when
       // none of those that may beat it does.
-      const Trial* best = nullptr;
+      const Trial* best = nullptr;  // planned, so its problem is built
       Plan best_dmo;
       int64_t best_bytes = current_bytes;
       size_t best_peak_ops = peak.size();
-      auto consider = [&](const Trial& trial) {
+      auto consider = [&](Trial& trial) {
+        build_problem(trial);
         const std::optional<int64_t> bound =
             trial.bound_known ? std::optional<int64_t>(trial.bound) : std::nullopt;
         // dmo's plan alone first (a third of the planning); a set that may
         // win is planned as plan_model plans it, where an ascending-only
         // plan can be smaller still.
-        Plan dmo = scheduled_dmo_plan(graph, trial.problem, trial.schedule, options.alignment, bound);
-        if (dmo.arena_size <= best_bytes) {
-          dmo = choose_scheduled_plan(graph, trial.problem, trial.schedule, options.alignment, bound).dmo;
-        }
+        // The choice reuses the plans made for dmo's plan alone.
+        DmoPlanChooser chooser =
+            scheduled_plan_chooser(graph, *trial.problem, *trial.schedule, options.alignment, bound);
+        Plan dmo = chooser.dmo_only();
+        if (dmo.arena_size <= best_bytes) dmo = chooser.choice().dmo;
         const int64_t bytes = dmo.arena_size;
         ++result.candidates_planned;
         arena_of[trial.set.key()] = bytes;
         planned.emplace_back(trial.set, bytes);
         if (bytes > best_bytes) return;
-        const size_t at_peak = peak_ops(trial.schedule, trial.problem, dmo).size();
+        const size_t at_peak = peak_ops(*trial.schedule, *trial.problem, dmo).size();
         if (bytes < best_bytes || at_peak < best_peak_ops) {
           best = &trial;
           best_bytes = bytes;
@@ -279,7 +336,7 @@ SplitSearchResult search_split_stages(const Graph& graph, const PlanOptions& opt
       // Sets that may beat the arena. A set planned rules out every later
       // one that recomputes more and whose bound is no lower than its arena
       // (it could not be on the trade-off curve, nor beat that set's arena).
-      auto try_to_beat = [&](const Trial& trial) {
+      auto try_to_beat = [&](Trial& trial) {
         if (trial.bound >= current_bytes) return;
         const int64_t extra = trial.set.extra_macs();
         const bool dominated = std::any_of(planned.begin(), planned.end(), [&](const auto& p) {
@@ -290,7 +347,7 @@ SplitSearchResult search_split_stages(const Graph& graph, const PlanOptions& opt
       if (least_recompute) {
         // The first set that lowers the arena; trials built as they come.
         for (StageSet& set : proposals) {
-          if (const Trial* trial = build(std::move(set))) try_to_beat(*trial);
+          if (Trial* trial = build(std::move(set))) try_to_beat(*trial);
           if (best) break;
         }
       } else {
@@ -299,18 +356,18 @@ SplitSearchResult search_split_stages(const Graph& graph, const PlanOptions& opt
           const int64_t ea = a.set.extra_macs(), eb = b.set.extra_macs();
           return ea != eb ? ea < eb : a.bound < b.bound;
         });
-        for (const Trial& trial : trials) try_to_beat(trial);
+        for (Trial& trial : trials) try_to_beat(trial);
       }
       if (best_bytes == current_bytes) {
-        for (const Trial& trial : trials) {
+        for (Trial& trial : trials) {
           if (trial.bound == current_bytes) consider(trial);
         }
       }
       if (!best) break;
       current = best->set;
       current_bytes = best_bytes;
-      current_schedule = best->schedule;
-      current_problem = best->problem;
+      current_schedule = *best->schedule;
+      current_problem = *best->problem;
       current_dmo = std::move(best_dmo);
     }
   };

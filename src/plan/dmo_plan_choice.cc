@@ -45,40 +45,61 @@ Plan plan_no_worse_than_tflm(const MemoryProblem& problem, int64_t alignment) {
 
 }  // namespace
 
-DmoPlanChoice choose_dmo_plan(const MemoryProblem& problem, int64_t alignment) {
+DmoPlanChooser::DmoPlanChooser(const MemoryProblem& problem, int64_t alignment)
+    : problem_(problem), alignment_(alignment) {}
+
+DmoPlanChooser::DmoPlanChooser(const MemoryProblem& problem, MemoryProblem stricter, int64_t alignment,
+                               std::optional<int64_t> bound)
+    : problem_(problem), stricter_(std::move(stricter)), alignment_(alignment), bound_(bound) {}
+
+const Plan& DmoPlanChooser::dmo_of(const MemoryProblem& problem, Planned& planned) {
+  if (!planned.dmo) {
+    planned.dmo = plan_no_worse_than_tflm(problem, alignment_);
+    // A stricter plan is valid for the problem itself: checked against it.
+    if (&problem != &problem_) require_valid(problem_, *planned.dmo, alignment_);
+  }
+  return *planned.dmo;
+}
+
+DmoPlanChoice DmoPlanChooser::choice_of(const MemoryProblem& problem, Planned& planned) {
   DmoPlanChoice choice;
-  choice.dmo = plan_no_worse_than_tflm(problem, alignment);
+  choice.dmo = dmo_of(problem, planned);
   if (choice.dmo.descending_ops.empty()) {
     choice.dmo_ascending = choice.dmo;
     return choice;
   }
-  MemoryProblem ascending = problem;
-  for (OverlapPair& pair : ascending.overlaps) pair.safe_overlap_descending = 0;
-  choice.dmo_ascending = plan_no_worse_than_tflm(ascending, alignment);
+  if (!planned.ascending) {
+    MemoryProblem ascending = problem;
+    for (OverlapPair& pair : ascending.overlaps) pair.safe_overlap_descending = 0;
+    planned.ascending = plan_no_worse_than_tflm(ascending, alignment_);
+    if (&problem != &problem_) require_valid(problem_, *planned.ascending, alignment_);
+  }
+  choice.dmo_ascending = *planned.ascending;
   // An ascending plan of the same size also runs on TFLM's kernels.
   if (choice.dmo_ascending.arena_size <= choice.dmo.arena_size) choice.dmo = choice.dmo_ascending;
   return choice;
 }
 
-namespace {
-
-// The bound no plan of `problem` is below, rounded as TFLM rounds the arena.
-int64_t rounded_bound(const MemoryProblem& problem, int64_t alignment, std::optional<int64_t> bound) {
-  const int64_t rounding = std::max(alignment, kTflmBufferAlignment);
-  const int64_t lowest = bound ? *bound : chain_lower_bound_with_overlap_bytes(problem);
-  return (lowest + rounding - 1) / rounding * rounding;
+int64_t DmoPlanChooser::rounded_bound() {
+  if (!bound_) bound_ = chain_lower_bound_with_overlap_bytes(problem_);
+  const int64_t rounding = std::max(alignment_, kTflmBufferAlignment);
+  return (*bound_ + rounding - 1) / rounding * rounding;
 }
 
-}  // namespace
+Plan DmoPlanChooser::dmo_only() {
+  const Plan& plan = dmo_of(problem_, planned_);
+  if (!stricter_ || plan.arena_size <= rounded_bound()) return plan;
+  const Plan& strict = dmo_of(*stricter_, planned_stricter_);
+  return strict.arena_size < plan.arena_size ? strict : plan;
+}
 
-DmoPlanChoice choose_dmo_plan(const MemoryProblem& problem, const MemoryProblem& stricter, int64_t alignment,
-                              std::optional<int64_t> bound) {
-  DmoPlanChoice choice = choose_dmo_plan(problem, alignment);
-  const int64_t rounded = rounded_bound(problem, alignment, bound);
-  if (choice.dmo.arena_size <= rounded && choice.dmo_ascending.arena_size <= choice.dmo.arena_size) return choice;
-  DmoPlanChoice strict = choose_dmo_plan(stricter, alignment);
-  require_valid(problem, strict.dmo, alignment);
-  require_valid(problem, strict.dmo_ascending, alignment);
+DmoPlanChoice DmoPlanChooser::choice() {
+  DmoPlanChoice choice = choice_of(problem_, planned_);
+  if (!stricter_) return choice;
+  if (choice.dmo.arena_size <= rounded_bound() && choice.dmo_ascending.arena_size <= choice.dmo.arena_size) {
+    return choice;
+  }
+  DmoPlanChoice strict = choice_of(*stricter_, planned_stricter_);
   if (strict.dmo.arena_size < choice.dmo.arena_size) choice.dmo = std::move(strict.dmo);
   if (strict.dmo_ascending.arena_size < choice.dmo_ascending.arena_size) {
     choice.dmo_ascending = std::move(strict.dmo_ascending);
@@ -86,17 +107,22 @@ DmoPlanChoice choose_dmo_plan(const MemoryProblem& problem, const MemoryProblem&
   return choice;
 }
 
+DmoPlanChoice choose_dmo_plan(const MemoryProblem& problem, int64_t alignment) {
+  return DmoPlanChooser(problem, alignment).choice();
+}
+
+DmoPlanChoice choose_dmo_plan(const MemoryProblem& problem, const MemoryProblem& stricter, int64_t alignment,
+                              std::optional<int64_t> bound) {
+  return DmoPlanChooser(problem, stricter, alignment, bound).choice();
+}
+
 Plan choose_dmo_plan_only(const MemoryProblem& problem, int64_t alignment) {
-  return plan_no_worse_than_tflm(problem, alignment);
+  return DmoPlanChooser(problem, alignment).dmo_only();
 }
 
 Plan choose_dmo_plan_only(const MemoryProblem& problem, const MemoryProblem& stricter, int64_t alignment,
                           std::optional<int64_t> bound) {
-  Plan plan = plan_no_worse_than_tflm(problem, alignment);
-  if (plan.arena_size <= rounded_bound(problem, alignment, bound)) return plan;
-  Plan strict = plan_no_worse_than_tflm(stricter, alignment);
-  require_valid(problem, strict, alignment);
-  return strict.arena_size < plan.arena_size ? strict : plan;
+  return DmoPlanChooser(problem, stricter, alignment, bound).dmo_only();
 }
 
 }  // namespace dmo

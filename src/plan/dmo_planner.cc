@@ -103,7 +103,7 @@ Plan plan_dmo(const MemoryProblem& problem, const DmoPlannerOptions& options) {
       for (int32_t to = 0; to < n && budget > 0 && !improved; ++to) {
         if (to == from) continue;
         if (to > from && !skipping_built) {
-          skipping = placer.prefix(best_track, from);
+          placer.prefix(best_track, from, skipping);
           skipping_built = true;
         }
         // (Past the best arena, `skipping` need not grow: no later move can win.)
@@ -111,20 +111,23 @@ Plan plan_dmo(const MemoryProblem& problem, const DmoPlannerOptions& options) {
         --budget;
         // A placement reaching the best arena cannot beat it: stop there.
         if ((to < from ? best_track.top[static_cast<size_t>(to)] : skipping.top) >= best.arena_size) continue;
-        trial = to < from ? placer.prefix(best_track, to) : skipping;
-        placer.add(trial, moved);
-        // Once the move has placed the buffers the best order had placed by
-        // then (its first from + 1 or to + 1), it may be back on its track.
-        const int32_t rejoin = std::max(from, to) + 1;
-        bool rejoined = to > from && OverlapPlacer::same_as_prefix(trial, best_track, rejoin);
-        for (int32_t pos = to < from ? to : to + 1; pos < n && trial.top < best.arena_size && !rejoined; ++pos) {
-          if (pos == from) {
-            rejoined = OverlapPlacer::same_as_prefix(trial, best_track, rejoin);
-          } else {
-            placer.add(trial, best_order[static_cast<size_t>(pos)]);
-          }
+        if (to < from) {
+          placer.prefix(best_track, to, trial);
+        } else {
+          trial = skipping;
         }
-        if (rejoined || trial.top >= best.arena_size) continue;
+        placer.add(trial, moved);
+        // The rest follows the best order's track but where the moved
+        // buffer reaches (and, past it, where those placed otherwise reach).
+        if (to < from) {
+          placer.follow(best_track, best_order, to, trial, best.arena_size, from);
+        } else if (trial.top < best.arena_size) {
+          // Placed the buffers the best order had by then (its first to + 1):
+          // back on its track, or differing in a few buffers.
+          if (OverlapPlacer::same_as_prefix(trial, best_track, to + 1)) continue;
+          placer.follow(best_track, best_order, to + 1, trial, best.arena_size);
+        }
+        if (trial.top >= best.arena_size) continue;
         best = placer.finish(std::move(trial));
         const auto begin = best_order.begin();
         if (to < from) {

@@ -14,10 +14,22 @@ OverlapPlacer::OverlapPlacer(const MemoryProblem& problem, int64_t alignment, bo
   overlaps_of_.resize(n);
   pairs_of_.resize(n);
   if (use_overlaps) {
+    // Walks numbered by op: a placement's walks come out as an op-indexed
+    // vector would hold them.
+    std::vector<int32_t> ops;
+    for (const OverlapPair& pair : problem.overlaps) ops.push_back(pair.op);
+    std::sort(ops.begin(), ops.end());
+    ops.erase(std::unique(ops.begin(), ops.end()), ops.end());
+    walk_count_ = static_cast<int32_t>(ops.size());
+    walk_of_pair_.reserve(problem.overlaps.size());
     for (size_t p = 0; p < problem.overlaps.size(); ++p) {
       const OverlapPair& pair = problem.overlaps[p];
+      const auto walk = static_cast<int32_t>(std::lower_bound(ops.begin(), ops.end(), pair.op) - ops.begin());
+      walk_of_pair_.push_back(walk);
+      pairs_of_walk_.resize(ops.size());
+      pairs_of_walk_[static_cast<size_t>(walk)].push_back(static_cast<int32_t>(p));
       overlaps_of_[static_cast<size_t>(pair.output_buffer)].push_back(
-          {pair.input_buffer, pair.op, pair.safe_overlap, pair.safe_overlap_descending});
+          {pair.input_buffer, walk, pair.safe_overlap, pair.safe_overlap_descending});
       pairs_of_[static_cast<size_t>(pair.output_buffer)].push_back(static_cast<int32_t>(p));
       pairs_of_[static_cast<size_t>(pair.input_buffer)].push_back(static_cast<int32_t>(p));
     }
@@ -53,19 +65,19 @@ OverlapPlacer::Reach OverlapPlacer::reach(int32_t x, int32_t t, const std::vecto
   // X the output and T its input: an ascending walk puts X below T, a
   // descending one above; X the input, the other way round.
   Reach r;
-  auto may = [&](int32_t op, Walk walk) {
-    const Walk decided = walks[static_cast<size_t>(op)];
+  auto may = [&](int32_t w, Walk walk) {
+    const Walk decided = walks[static_cast<size_t>(w)];
     return decided == Walk::kUndecided || decided == walk;
   };
   for (const Allowance& a : overlaps_of_[static_cast<size_t>(x)]) {
     if (a.input != t) continue;
-    if (may(a.op, Walk::kAscending)) r.below = std::max(r.below, a.ascending);
-    if (may(a.op, Walk::kDescending)) r.above = std::max(r.above, a.descending);
+    if (may(a.walk, Walk::kAscending)) r.below = std::max(r.below, a.ascending);
+    if (may(a.walk, Walk::kDescending)) r.above = std::max(r.above, a.descending);
   }
   for (const Allowance& a : overlaps_of_[static_cast<size_t>(t)]) {
     if (a.input != x) continue;
-    if (may(a.op, Walk::kDescending)) r.below = std::max(r.below, a.descending);
-    if (may(a.op, Walk::kAscending)) r.above = std::max(r.above, a.ascending);
+    if (may(a.walk, Walk::kDescending)) r.below = std::max(r.below, a.descending);
+    if (may(a.walk, Walk::kAscending)) r.above = std::max(r.above, a.ascending);
   }
   return r;
 }
@@ -134,18 +146,18 @@ Need need_of(const MemoryProblem& problem, const OverlapPair& pair, const Plan& 
 
 }  // namespace
 
-bool OverlapPlacer::put(int32_t root, int64_t offset, Partial& partial, int32_t& mixed_op) const {
+bool OverlapPlacer::put(int32_t root, int64_t offset, Partial& partial, int32_t& mixed_walk) const {
   for (int32_t m : groups_.members(root)) {
     partial.plan.offsets[static_cast<size_t>(m)] = offset + groups_.offset_in_root(m);
     partial.placed[static_cast<size_t>(m)] = 1;
   }
   thread_local std::vector<std::pair<int32_t, Walk>> decided;  // this group's new walks (kept: put runs per group)
   decided.clear();
-  auto walk_of = [&](int32_t op) {
-    for (const auto& [o, w] : decided) {
-      if (o == op) return w;
+  auto walk_of = [&](int32_t index) {
+    for (const auto& [i, w] : decided) {
+      if (i == index) return w;
     }
-    return partial.walks[static_cast<size_t>(op)];
+    return partial.walks[static_cast<size_t>(index)];
   };
   for (int32_t m : groups_.members(root)) {
     for (int32_t p : pairs_of_[static_cast<size_t>(m)]) {
@@ -155,16 +167,17 @@ bool OverlapPlacer::put(int32_t root, int64_t offset, Partial& partial, int32_t&
       const Need need = need_of(problem_, pair, partial.plan);
       if (need == Need::kNone || need == Need::kEither) continue;
       const Walk walk = need == Need::kAscending ? Walk::kAscending : Walk::kDescending;
-      const Walk current = walk_of(pair.op);
+      const int32_t index = walk_of_pair_[static_cast<size_t>(p)];
+      const Walk current = walk_of(index);
       if (current == walk) continue;
       if (current != Walk::kUndecided) {
-        mixed_op = pair.op;
+        mixed_walk = index;
         return false;
       }
-      decided.emplace_back(pair.op, walk);
+      decided.emplace_back(index, walk);
     }
   }
-  for (const auto& [op, walk] : decided) partial.walks[static_cast<size_t>(op)] = walk;
+  for (const auto& [index, walk] : decided) partial.walks[static_cast<size_t>(index)] = walk;
   return true;
 }
 
@@ -183,14 +196,12 @@ OverlapPlacer::Partial OverlapPlacer::start() const {
   Partial partial;
   partial.plan.offsets.assign(n, 0);
   partial.placed.assign(n, 0);
-  int32_t op_count = problem_.op_count;
-  for (const OverlapPair& pair : problem_.overlaps) op_count = std::max(op_count, pair.op + 1);
-  partial.walks.assign(static_cast<size_t>(std::max(op_count, 0)), Walk::kUndecided);
-  int32_t mixed_op = -1;
+  partial.walks.assign(static_cast<size_t>(walk_count_), Walk::kUndecided);
+  int32_t mixed_walk = -1;
   for (size_t r = 0; r < n; ++r) {
     const auto root = static_cast<int32_t>(r);
     if (!groups_.is_root(root) || !groups_.fixed_root_offset(root)) continue;
-    put(root, *groups_.fixed_root_offset(root), partial, mixed_op);  // a mixed walk here is the problem's own
+    put(root, *groups_.fixed_root_offset(root), partial, mixed_walk);  // a mixed walk here is the problem's own
     raise_top(root, partial);
   }
   return partial;
@@ -201,16 +212,16 @@ bool OverlapPlacer::add_with(Partial& partial, int32_t buffer, Choose choose) co
   const int32_t root = groups_.root(buffer);
   if (partial.placed[static_cast<size_t>(root)]) return true;
   thread_local StartRanges forbidden;  // kept: every group of every placement needs one
-  int32_t mixed_op = -1;
+  int32_t mixed_walk = -1;
   while (true) {
     forbidden_ranges(root, partial, forbidden);
     std::optional<int64_t> offset = choose(root, forbidden);
     if (!offset) return false;
-    if (put(root, *offset, partial, mixed_op)) break;
+    if (put(root, *offset, partial, mixed_walk)) break;
     // The group would need one op to walk both ways: settle that op on
     // ascending (always allowed, only less overlap) and place it again.
-    if (partial.walks[static_cast<size_t>(mixed_op)] != Walk::kUndecided) break;
-    partial.walks[static_cast<size_t>(mixed_op)] = Walk::kAscending;
+    if (partial.walks[static_cast<size_t>(mixed_walk)] != Walk::kUndecided) break;
+    partial.walks[static_cast<size_t>(mixed_walk)] = Walk::kAscending;
     unput(root, partial);
   }
   raise_top(root, partial);
@@ -233,11 +244,13 @@ OverlapPlacer::Track OverlapPlacer::track(const std::vector<int32_t>& order) con
   for (size_t b = 0; b < n; ++b) {
     if (t.whole.placed[b]) t.placed_at[b] = -1;
   }
-  for (size_t op = 0; op < t.whole.walks.size(); ++op) {
-    if (t.whole.walks[op] != Walk::kUndecided) t.decided_at[op] = -1;
+  for (size_t w = 0; w < t.whole.walks.size(); ++w) {
+    if (t.whole.walks[w] != Walk::kUndecided) t.decided_at[w] = -1;
   }
   t.top.reserve(order.size() + 1);
   t.top.push_back(t.whole.top);
+  t.end_at.assign(order.size(), 0);
+  t.settles_walk.assign(order.size(), 0);
   for (size_t k = 0; k < order.size(); ++k) {
     const int32_t root = groups_.root(order[k]);
     const bool new_group = !t.whole.placed[static_cast<size_t>(root)];
@@ -246,10 +259,12 @@ OverlapPlacer::Track OverlapPlacer::track(const std::vector<int32_t>& order) con
       // Only the pairs of the group just placed can have decided a walk.
       for (int32_t m : groups_.members(root)) {
         t.placed_at[static_cast<size_t>(m)] = static_cast<int32_t>(k);
+        t.end_at[k] = std::max(t.end_at[k], t.whole.plan.offsets[static_cast<size_t>(m)] + counted_size(static_cast<size_t>(m)));
         for (int32_t p : pairs_of_[static_cast<size_t>(m)]) {
-          const auto op = static_cast<size_t>(problem_.overlaps[static_cast<size_t>(p)].op);
-          if (t.decided_at[op] == std::numeric_limits<int32_t>::max() && t.whole.walks[op] != Walk::kUndecided) {
-            t.decided_at[op] = static_cast<int32_t>(k);
+          const auto w = static_cast<size_t>(walk_of_pair_[static_cast<size_t>(p)]);
+          if (t.decided_at[w] == std::numeric_limits<int32_t>::max() && t.whole.walks[w] != Walk::kUndecided) {
+            t.decided_at[w] = static_cast<int32_t>(k);
+            t.settles_walk[k] = 1;
           }
         }
       }
@@ -259,8 +274,7 @@ OverlapPlacer::Track OverlapPlacer::track(const std::vector<int32_t>& order) con
   return t;
 }
 
-OverlapPlacer::Partial OverlapPlacer::prefix(const Track& track, int32_t k) const {
-  Partial partial;
+void OverlapPlacer::prefix(const Track& track, int32_t k, Partial& partial) const {
   const size_t n = track.placed_at.size();
   partial.plan.offsets.assign(n, 0);
   partial.placed.assign(n, 0);
@@ -271,11 +285,10 @@ OverlapPlacer::Partial OverlapPlacer::prefix(const Track& track, int32_t k) cons
     }
   }
   partial.walks.assign(track.decided_at.size(), Walk::kUndecided);
-  for (size_t op = 0; op < track.decided_at.size(); ++op) {
-    if (track.decided_at[op] < k) partial.walks[op] = track.whole.walks[op];
+  for (size_t w = 0; w < track.decided_at.size(); ++w) {
+    if (track.decided_at[w] < k) partial.walks[w] = track.whole.walks[w];
   }
   partial.top = track.top[static_cast<size_t>(k)];
-  return partial;
 }
 
 bool OverlapPlacer::same_as_prefix(const Partial& partial, const Track& track, int32_t k) {
@@ -284,10 +297,99 @@ bool OverlapPlacer::same_as_prefix(const Partial& partial, const Track& track, i
     if (static_cast<bool>(partial.placed[b]) != placed) return false;
     if (partial.plan.offsets[b] != (placed ? track.whole.plan.offsets[b] : 0)) return false;
   }
-  for (size_t op = 0; op < track.decided_at.size(); ++op) {
-    if (partial.walks[op] != (track.decided_at[op] < k ? track.whole.walks[op] : Walk::kUndecided)) return false;
+  for (size_t w = 0; w < track.decided_at.size(); ++w) {
+    if (partial.walks[w] != (track.decided_at[w] < k ? track.whole.walks[w] : Walk::kUndecided)) return false;
   }
   return true;
+}
+
+void OverlapPlacer::follow(const Track& track, const std::vector<int32_t>& order, int32_t k, Partial& partial,
+                           int64_t limit, int32_t skip) const {
+  const size_t n = problem_.buffers.size();
+  // Buffers whose placement may differ from the track's: those conflicting
+  // with a buffer placed elsewhere, or paired with one, or with a pair
+  // whose op walks otherwise.
+  thread_local std::vector<char> reached, walk_differs;
+  reached.assign(n, 0);
+  walk_differs.assign(static_cast<size_t>(walk_count_), 0);
+  auto placed_elsewhere = [&](size_t b) {
+    for (const Conflict& c : conflicts_[b]) reached[static_cast<size_t>(c.buffer)] = 1;
+    for (int32_t p : pairs_of_[b]) {
+      const OverlapPair& pair = problem_.overlaps[static_cast<size_t>(p)];
+      reached[static_cast<size_t>(pair.output_buffer)] = reached[static_cast<size_t>(pair.input_buffer)] = 1;
+    }
+  };
+  auto walk_elsewhere = [&](size_t w) {
+    if (walk_differs[w]) return;
+    walk_differs[w] = 1;
+    for (int32_t p : pairs_of_walk_[w]) {
+      const OverlapPair& pair = problem_.overlaps[static_cast<size_t>(p)];
+      reached[static_cast<size_t>(pair.output_buffer)] = reached[static_cast<size_t>(pair.input_buffer)] = 1;
+    }
+  };
+  // The walk's state in the track once its first `placed` adds have run.
+  auto track_walk = [&](size_t w, int32_t placed) {
+    return track.decided_at[w] < placed ? track.whole.walks[w] : Walk::kUndecided;
+  };
+  // The walks the buffers of `group` settle, where they differ from the
+  // track's after its first `placed` adds.
+  auto compare_walks = [&](int32_t group, int32_t placed) {
+    for (int32_t m : groups_.members(group)) {
+      for (int32_t p : pairs_of_[static_cast<size_t>(m)]) {
+        const auto w = static_cast<size_t>(walk_of_pair_[static_cast<size_t>(p)]);
+        if (partial.walks[w] != track_walk(w, placed)) walk_elsewhere(w);
+      }
+    }
+  };
+  if (skip >= 0) {
+    // The track's first k and order[skip]'s group: only that group's
+    // placement and the walks it settled can differ.
+    const int32_t group = groups_.root(order[static_cast<size_t>(skip)]);
+    for (int32_t m : groups_.members(group)) placed_elsewhere(static_cast<size_t>(m));
+    compare_walks(group, k);
+  } else {
+    for (size_t b = 0; b < n; ++b) {
+      if (partial.placed[b] && (track.placed_at[b] >= k || partial.plan.offsets[b] != track.whole.plan.offsets[b])) {
+        placed_elsewhere(b);
+      }
+    }
+    for (size_t w = 0; w < partial.walks.size(); ++w) {
+      if (partial.walks[w] != track_walk(w, k)) walk_elsewhere(w);
+    }
+  }
+  for (size_t pos = static_cast<size_t>(k); pos < order.size() && partial.top < limit; ++pos) {
+    if (static_cast<int32_t>(pos) == skip) {
+      // Placed already (and counted as placed elsewhere): the walks the
+      // track settled with it may be settled otherwise here.
+      compare_walks(groups_.root(order[pos]), static_cast<int32_t>(pos) + 1);
+      continue;
+    }
+    const int32_t root = groups_.root(order[pos]);
+    if (partial.placed[static_cast<size_t>(root)]) continue;
+    const std::span<const int32_t> members = groups_.members(root);
+    const bool may_differ = std::any_of(members.begin(), members.end(),
+                                        [&](int32_t m) { return reached[static_cast<size_t>(m)] != 0; });
+    if (!may_differ) {
+      for (int32_t m : members) {
+        partial.plan.offsets[static_cast<size_t>(m)] = track.whole.plan.offsets[static_cast<size_t>(m)];
+        partial.placed[static_cast<size_t>(m)] = 1;
+        if (!track.settles_walk[pos]) continue;
+        for (int32_t p : pairs_of_[static_cast<size_t>(m)]) {
+          const auto w = static_cast<size_t>(walk_of_pair_[static_cast<size_t>(p)]);
+          if (track.decided_at[w] == static_cast<int32_t>(pos)) partial.walks[w] = track.whole.walks[w];
+        }
+      }
+      partial.top = std::max(partial.top, track.end_at[pos]);
+      continue;
+    }
+    add(partial, order[pos]);
+    for (int32_t m : members) {
+      if (partial.plan.offsets[static_cast<size_t>(m)] != track.whole.plan.offsets[static_cast<size_t>(m)]) {
+        placed_elsewhere(static_cast<size_t>(m));
+      }
+    }
+    compare_walks(root, static_cast<int32_t>(pos) + 1);
+  }
 }
 
 Plan OverlapPlacer::finish(Partial&& partial) const {

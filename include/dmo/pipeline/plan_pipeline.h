@@ -142,6 +142,11 @@ DmoPlanChoice choose_scheduled_plan(const Graph& graph, const MemoryProblem& pro
 Plan scheduled_dmo_plan(const Graph& graph, const MemoryProblem& problem, const Schedule& schedule,
                         int64_t alignment, std::optional<int64_t> bound = std::nullopt);
 
+// Both of the above for one problem, each plan made once (see
+// DmoPlanChooser): keeps a reference to `problem`.
+DmoPlanChooser scheduled_plan_chooser(const Graph& graph, const MemoryProblem& problem, const Schedule& schedule,
+                                      int64_t alignment, std::optional<int64_t> bound = std::nullopt);
+
 // The placement of dmo's plan (offsets per tensor, descending ops).
 TensorPlacement dmo_placement(const Graph& graph, const PlanResult& result);
 

@@ -21,6 +21,10 @@
 namespace dmo {
 
 MemoryProblem build_scheduled_problem(const Graph& graph, const Schedule& schedule);
+// The same from scheduled_problem_lifetimes(graph, schedule), when the
+// caller has them already.
+MemoryProblem build_scheduled_problem(const Graph& graph, const Schedule& schedule,
+                                      const std::vector<Lifetime>& lifetimes);
 
 // `problem` (built for `schedule`) with each split stage's band buffers
 // live over all of the stage's steps instead of its first tile's: more

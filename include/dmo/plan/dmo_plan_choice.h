@@ -42,4 +42,36 @@ Plan choose_dmo_plan_only(const MemoryProblem& problem, int64_t alignment);
 Plan choose_dmo_plan_only(const MemoryProblem& problem, const MemoryProblem& stricter, int64_t alignment,
                           std::optional<int64_t> bound = std::nullopt);
 
+// The functions above for one problem (and its `stricter` twin), each
+// planner run made at most once: a search asks for dmo's plan only and,
+// for a candidate that may win, for the whole choice, which starts from
+// the same plans. Keeps a reference to `problem`.
+class DmoPlanChooser {
+ public:
+  DmoPlanChooser(const MemoryProblem& problem, int64_t alignment);
+  DmoPlanChooser(const MemoryProblem& problem, MemoryProblem stricter, int64_t alignment,
+                 std::optional<int64_t> bound = std::nullopt);
+  // choose_dmo_plan_only's plan.
+  Plan dmo_only();
+  // choose_dmo_plan's plans.
+  DmoPlanChoice choice();
+
+ private:
+  // The plan of `problem` (or of `stricter_`), with its ascending-only
+  // twin when the first walks an op descending.
+  struct Planned {
+    std::optional<Plan> dmo, ascending;
+  };
+  const Plan& dmo_of(const MemoryProblem& problem, Planned& planned);
+  DmoPlanChoice choice_of(const MemoryProblem& problem, Planned& planned);
+  // The bound rounded as TFLM rounds the arena.
+  int64_t rounded_bound();
+
+  const MemoryProblem& problem_;
+  std::optional<MemoryProblem> stricter_;
+  int64_t alignment_;
+  std::optional<int64_t> bound_;
+  Planned planned_, planned_stricter_;
+};
+
 }  // namespace dmo

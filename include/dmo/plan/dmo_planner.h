@@ -9,9 +9,11 @@
 // Cost, for n buffers and c pairs of buffers live together (c grows with n
 // times the buffers live at one op, not with n^2): a placement is
 // O(n log n + c); the search is at most `search_budget` moves, each
-// O(n + the buffers it places again), its best order's placement after
-// every prefix kept in O(n) (OverlapPlacer::Track), and it stops as soon as
-// a plan reaches the lower bound.
+// O(n) plus a placement of only the buffers the moved one can displace
+// (those live with it, then those live with any of them that land
+// elsewhere: OverlapPlacer::follow copies the rest from its best order's
+// placement after every prefix, kept in O(n) by OverlapPlacer::Track),
+// and it stops as soon as a plan reaches the lower bound.
 #pragma once
 
 #include <cstdint>

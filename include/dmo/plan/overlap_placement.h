@@ -40,7 +40,7 @@ class OverlapPlacer {
   struct Partial {
     Plan plan;
     std::vector<char> placed;
-    std::vector<Walk> walks;  // per op
+    std::vector<Walk> walks;  // per op with an overlap pair (OverlapPlacer's own numbering)
     int64_t top = 0;          // the highest counted end placed: the arena is at least this
   };
   // The fixed groups, exactly where the problem puts them.
@@ -62,14 +62,31 @@ class OverlapPlacer {
   struct Track {
     Partial whole;                   // after every buffer of the order
     std::vector<int32_t> placed_at;  // per buffer: how many adds had run before it was placed (-1: by start())
-    std::vector<int32_t> decided_at; // per op, the same for its walk (INT32_MAX: never decided)
+    std::vector<int32_t> decided_at; // per walk, the same for it (INT32_MAX: never decided)
     std::vector<int64_t> top;        // per prefix length k, 0..n
+    // Per add: the highest counted end of the group it placed (0: none),
+    // and whether it settled a walk.
+    std::vector<int64_t> end_at;
+    std::vector<char> settles_walk;
   };
   Track track(const std::vector<int32_t>& order) const;
-  // The placement after the first k buffers of the tracked order.
-  Partial prefix(const Track& track, int32_t k) const;
+  // The placement after the first k buffers of the tracked order, into
+  // `partial` (its vectors reused: a search builds one per move).
+  void prefix(const Track& track, int32_t k, Partial& partial) const;
   // same(partial, prefix(track, k)), without building the prefix.
   static bool same_as_prefix(const Partial& partial, const Track& track, int32_t k);
+  // Adds order[k], order[k + 1], ... but order[skip] (`order` the tracked
+  // one) to `partial` until its top reaches `limit` or all are placed, as
+  // add() would. `partial` has placed the buffers of the track's first k,
+  // some maybe elsewhere or with other walks; with `skip`, it is exactly
+  // the track's first k and order[skip]'s group, placed anywhere. A buffer
+  // that conflicts with none placed elsewhere (or not by the track at that
+  // point), and has no pair whose walk differs, lands where the track put
+  // it and settles the walks it did, so it is copied from the track; only
+  // the others are placed (and join the differences where they land
+  // elsewhere). O(n) per call, and add() for the buffers reached.
+  void follow(const Track& track, const std::vector<int32_t>& order, int32_t k, Partial& partial, int64_t limit,
+              int32_t skip = -1) const;
 
   // Places the buffers in `order` at the HIGHEST aligned offset that keeps
   // each (its counted end) inside [0, arena): with the creation order this lets a chain of
@@ -88,7 +105,7 @@ class OverlapPlacer {
  private:
   struct Allowance {
     int32_t input;
-    int32_t op;
+    int32_t walk;  // the pair's op, numbered as Partial::walks
     int64_t ascending, descending;  // the pair's safe overlaps
   };
   // How far a buffer may reach into another from below and from above.
@@ -108,8 +125,8 @@ class OverlapPlacer {
   void forbidden_ranges(int32_t root, const Partial& partial, StartRanges& ranges) const;
   // Puts group `root` at `offset`; records the walks its touching pairs
   // need. False (nothing recorded) when an undecided op would need both;
-  // that op is then `mixed_op`.
-  bool put(int32_t root, int64_t offset, Partial& partial, int32_t& mixed_op) const;
+  // that op (its index in Partial::walks) is then `mixed_walk`.
+  bool put(int32_t root, int64_t offset, Partial& partial, int32_t& mixed_walk) const;
   void unput(int32_t root, Partial& partial) const;
   // Raises partial.top to the placed group's counted ends.
   void raise_top(int32_t root, Partial& partial) const;
@@ -127,6 +144,12 @@ class OverlapPlacer {
   AliasGroups groups_;
   std::vector<std::vector<Allowance>> overlaps_of_;  // per output buffer
   std::vector<std::vector<int32_t>> pairs_of_;       // overlap pair indices per buffer (either side)
+  // Per overlap pair, its op's index in Partial::walks: only ops with a
+  // pair have a walk to settle, and a split schedule has many steps
+  // without one, so a placement's copies and comparisons skip those.
+  std::vector<int32_t> walk_of_pair_;
+  std::vector<std::vector<int32_t>> pairs_of_walk_;  // per walk, its pairs
+  int32_t walk_count_ = 0;
   std::vector<std::vector<Conflict>> conflicts_;     // per buffer
   std::vector<int64_t> root_alignment_;              // per group root: groups_.alignment
   std::vector<int64_t> lowest_root_offset_;          // per group root
