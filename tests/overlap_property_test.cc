@@ -154,7 +154,8 @@ class Tightness {
   static bool closed_form_is_exact(const std::string& kind) {
     for (const char* exact : {"ADD", "SUB", "MUL", "RELU", "RELU6", "RELU_N1_TO_1", "LOGISTIC", "TANH", "HARD_SWISH",
                               "QUANTIZE", "DEQUANTIZE", "RESHAPE", "SQUEEZE", "CAST", "DIV", "MAXIMUM", "MINIMUM",
-                              "LEAKY_RELU", "FULLY_CONNECTED"}) {
+                              "LEAKY_RELU", "FULLY_CONNECTED", "BATCH_MATMUL", "EQUAL", "NOT_EQUAL", "LESS",
+                              "LESS_EQUAL", "GREATER", "GREATER_EQUAL", "EXPAND_DIMS"}) {
       if (kind == exact) return true;
     }
     return false;
@@ -212,6 +213,10 @@ const std::map<std::string, TightnessMinimum> kRealModelMinimum = {
     {"MAX_POOL_2D", {0, 0, 0}},
     {"MAX_POOL_2D descending", {0, 0, 0}},
     {"FULLY_CONNECTED", {1, 1, 1}},
+    {"BATCH_MATMUL", {1, 1, 1}},
+    {"EQUAL", {1, 1, 1}},
+    {"LESS", {1, 1, 1}},
+    {"EXPAND_DIMS", {1, 1, 1}},
     {"ADD (input read as output type)", {0.25, 0.99, 0.40}},
     {"ADD", {1, 1, 1}},
     {"MUL", {1, 1, 1}},
@@ -357,6 +362,12 @@ TEST(OverlapProperty, DescendingWalkAgreesAndIsExact) {
 }
 
 // Every op of the shared and zoo models that has both values, either walk.
+// Comparisons read their inputs as their own type and store BOOL.
+bool is_comparison(const Op& op) {
+  return op.is(OpKind::kEqual) || op.is(OpKind::kNotEqual) || op.is(OpKind::kLess) || op.is(OpKind::kLessEqual) ||
+         op.is(OpKind::kGreater) || op.is(OpKind::kGreaterEqual);
+}
+
 TEST(OverlapProperty, AnalyticIsTightOnRealModels) {
   std::vector<std::pair<std::string, Graph>> models;
   for (const char* zoo : {"mobilenet_v1_0.25_128_int8", "mobilenet_v1_0.25_96_float32", "mobilenet_v2_0.35_96_int8",
@@ -380,7 +391,8 @@ TEST(OverlapProperty, AnalyticIsTightOnRealModels) {
       // closed form, made for converting ops, is not exact there.
       auto type = [&](int32_t flat) { return flat_tensor(graph, flat).type; };
       if (Tightness::closed_form_is_exact(kind) && !op.is(OpKind::kQuantize) && !op.is(OpKind::kDequantize) &&
-          !op.is(OpKind::kCast) && o.pair.input != kNoTensor && type(o.pair.input) != type(o.pair.output)) {
+          !op.is(OpKind::kCast) && !is_comparison(op) && o.pair.input != kNoTensor &&
+          type(o.pair.input) != type(o.pair.output)) {
         kind += " (input read as output type)";
       }
       const std::string where = model + " op " + std::to_string(o.pair.op);

@@ -91,13 +91,25 @@ AnalyticOverlap concatenation_overlap(const Subgraph& subgraph, const Op& op, in
   return {std::clamp<int64_t>(rows * row - worst, 0, rows * row) * element, rule};
 }
 
-// FULLY_CONNECTED stores output element (b, u) = b*U + u once, after
-// reading input row b (D elements from b*D) whole, and every unit re-reads
-// that row. With the input at 0 and the output's end at O_s, store (b, u)
-// must end at or below the first input byte still to be read: row b's
-// start while units of row b remain (u < U - 1), row b + 1's start after
-// the last unit. The least of those bounds over b is exact for the
-// kernel's order (two candidates per b, linear in b).
+// A product that stores output (b, u) = b*U + u once, after reading input
+// row b (D elements from b*D) whole, every unit re-reading that row. With
+// the input at 0 and the output's end at O_s, store (b, u) must end at or
+// below the first input byte still to be read: row b's start while units
+// of row b remain (u < U - 1), row b + 1's start after the last unit. The
+// least of those bounds over b is exact for that order (two candidates per
+// b, linear in b).
+int64_t row_product_overlap(int64_t batches, int64_t depth, int64_t units, int64_t e_i, int64_t e_o, int64_t x) {
+  int64_t bound = x;
+  for (int64_t b = 0; b < batches; ++b) {
+    // Units before the last re-read row b: the last of them ends at (b*U + U - 1)*e_o.
+    if (units >= 2) bound = std::min(bound, b * depth * e_i + x - (b * units + units - 1) * e_o);
+    // The last unit of a row before the last: row b + 1 is read next.
+    if (b + 1 < batches) bound = std::min(bound, (b + 1) * depth * e_i + x - (b + 1) * units * e_o);
+  }
+  return std::clamp<int64_t>(bound, 0, x);
+}
+
+// FULLY_CONNECTED: input row b read whole per unit, then store (b, u).
 AnalyticOverlap fully_connected_overlap(const Op& op, int32_t input, const Tensor& in, const Tensor& out) {
   const char* rule = "fully connected: each store below the input rows still to be read";
   if (op.inputs.empty() || op.inputs[0] != input) return {std::nullopt, "fully connected: not the data input"};
@@ -111,15 +123,40 @@ AnalyticOverlap fully_connected_overlap(const Op& op, int32_t input, const Tenso
   if (in.element_count % batches != 0) return {std::nullopt, "fully connected: rows differ"};
   const int64_t depth = in.element_count / batches;
   const int64_t e_i = in.byte_size / in.element_count, e_o = out.byte_size / out.element_count;
-  const int64_t x = out.byte_size;
-  int64_t bound = x;
-  for (int64_t b = 0; b < batches; ++b) {
-    // Units before the last re-read row b: the last of them ends at (b*U + U - 1)*e_o.
-    if (units >= 2) bound = std::min(bound, b * depth * e_i + x - (b * units + units - 1) * e_o);
-    // The last unit of a row before the last: row b + 1 is read next.
-    if (b + 1 < batches) bound = std::min(bound, (b + 1) * depth * e_i + x - (b + 1) * units * e_o);
+  return {row_product_overlap(batches, depth, units, e_i, e_o, out.byte_size), rule};
+}
+
+// BATCH_MATMUL (ops/batch_matmul): the right operand, unless adj_y, and the
+// left one when adj_x, are transposed out of the arena before the first
+// store, so every load of them precedes every store. Otherwise the left
+// operand is read as FULLY_CONNECTED reads its input: per output row (the
+// batches flattened) the left row whole, once per output column, then the
+// store; exact when the left operand's batches are the output's (not
+// broadcast, so no row is read again for a later batch).
+AnalyticOverlap batch_matmul_overlap(const Subgraph& subgraph, const Op& op, int32_t input, const Tensor& in,
+                                     const Tensor& out) {
+  if (op.inputs.size() < 2 || op.inputs[0] == op.inputs[1]) return {std::nullopt, "batch matmul: one tensor twice"};
+  if (in.element_count == 0 || out.element_count == 0) return {std::nullopt, "batch matmul: empty"};
+  const auto& p = std::get<BatchMatMulParams>(op.params);
+  const bool left = op.inputs[0] == input;
+  if (op.inputs[1] == input && !p.adj_y) return {out.byte_size, "batch matmul: the right operand is transposed first"};
+  if (!left) return {std::nullopt, "batch matmul: the right operand read in the loop"};
+  if (p.adj_x) return {out.byte_size, "batch matmul: the left operand is transposed first"};
+  const Tensor& right = subgraph.tensors.at(static_cast<size_t>(op.inputs[1]));
+  if (in.shape.size() < 2 || right.shape.size() < 2 || out.shape.size() < 2) return {std::nullopt, "batch matmul: rank"};
+  // The left operand's batches must be the output's, dimension by dimension.
+  const size_t rank = out.shape.size();
+  if (in.shape.size() != rank) return {std::nullopt, "batch matmul: the left operand's batches are broadcast"};
+  for (size_t d = 0; d + 2 < rank; ++d) {
+    if (in.shape[d] != out.shape[d]) return {std::nullopt, "batch matmul: the left operand's batches are broadcast"};
   }
-  return {std::clamp<int64_t>(bound, 0, x), rule};
+  const int64_t depth = in.shape[rank - 1], columns = out.shape[rank - 1];
+  if (columns <= 0 || depth <= 0 || out.element_count % columns != 0) return {std::nullopt, "batch matmul: no columns"};
+  const int64_t rows = out.element_count / columns;
+  if (in.element_count != rows * depth) return {std::nullopt, "batch matmul: rows differ"};
+  const int64_t e_i = in.byte_size / in.element_count, e_o = out.byte_size / out.element_count;
+  return {row_product_overlap(rows, depth, columns, e_i, e_o, out.byte_size),
+          "batch matmul: each store below the left rows still to be read"};
 }
 
 }  // namespace
@@ -177,6 +214,9 @@ AnalyticOverlap analytic_safe_overlap(const Subgraph& subgraph, int32_t op_index
     case OpKind::kFullyConnected:
       if (descending) break;
       return fully_connected_overlap(op, input, in, out);
+    case OpKind::kBatchMatMul:
+      if (descending) break;
+      return batch_matmul_overlap(subgraph, op, input, in, out);
     case OpKind::kAdd:
     case OpKind::kSub:
     case OpKind::kMul:
@@ -203,7 +243,14 @@ AnalyticOverlap analytic_safe_overlap(const Subgraph& subgraph, int32_t op_index
     case OpKind::kSquaredDifference:
     case OpKind::kFloorDiv:
     case OpKind::kFloorMod:
-    case OpKind::kSelectV2: {
+    case OpKind::kSelectV2:
+    // Comparisons of one shape: both elements k read, then bool k stored.
+    case OpKind::kEqual:
+    case OpKind::kNotEqual:
+    case OpKind::kLess:
+    case OpKind::kLessEqual:
+    case OpKind::kGreater:
+    case OpKind::kGreaterEqual: {
       if (descending) break;
       if (in.element_count != out.element_count) return {std::nullopt, "element-wise: shapes differ (broadcast)"};
       if (!same_shape(in, out)) return {std::nullopt, "element-wise: shapes differ"};
@@ -215,6 +262,15 @@ AnalyticOverlap analytic_safe_overlap(const Subgraph& subgraph, int32_t op_index
       int64_t e_o = out.byte_size / n, e_i = in.byte_size / n;
       if (e_o <= e_i) return {out.byte_size, "in place"};
       return {e_o + (n - 1) * e_i, "in place, wider output"};
+    }
+    case OpKind::kExpandDims: {
+      // Element by element in flat order, each load right before its store.
+      if (descending) break;
+      if (!is_data_input) return {std::nullopt, "expand dims: not the data input"};
+      if (in.element_count != out.element_count || in.byte_size != out.byte_size) {
+        return {std::nullopt, "expand dims: sizes differ"};
+      }
+      return {out.byte_size, "expand dims: element by element in place"};
     }
     case OpKind::kReshape:
     case OpKind::kSqueeze:

@@ -13,6 +13,7 @@
 #include "dmo/plan/plan_validator.h"
 #include "dmo/plan/tflm_greedy_planner.h"
 #include "dmo/plan/tflm_layout.h"
+#include "dmo/plan/window_bound.h"
 #include "dmo/pipeline/accelerator_buffers.h"
 #include "dmo/pipeline/kernel_scratch_buffers.h"
 #include "dmo/pipeline/scheduled_problem.h"
@@ -297,6 +298,12 @@ PlanResult plan_schedule(const Graph& graph, const PlanOptions& options, std::ve
       choose_scheduled_plan(graph, r.problem, r.schedule, options.alignment, r.lower_bound_overlap_bytes);
   r.dmo = std::move(choice.dmo);
   r.dmo_ascending = std::move(choice.dmo_ascending);
+  // Packed up to dmo's arena at most: the search stops once it proves that.
+  WindowBoundOptions window;
+  window.packing.alignment = options.alignment;
+  window.packing.end_rounding = std::max(options.alignment, kTflmBufferAlignment);
+  window.packing.ceiling = r.dmo.arena_size;
+  r.lower_bound_window_bytes = std::max(r.lower_bound_overlap_bytes, peak_window_lower_bound_bytes(r.problem, window));
   // The schedule runs dmo's plan: its ops walk as the plan needs.
   r.schedule = planned_schedule(graph, options, r.dmo.descending_ops);
   if (!options.families.empty()) r.schedule.kernels = options.families.front();

@@ -215,6 +215,7 @@ nlohmann::json plan_report_json(const Graph& graph, const PlanResult& r, const S
           {"dmo_no_overlap_bytes", r.dmo_no_overlap.arena_size},
           {"lower_bound_overlap_bytes", r.lower_bound_overlap_bytes},
           {"lower_bound_overlap_per_op_bytes", r.lower_bound_overlap_per_op_bytes},
+          {"lower_bound_window_bytes", r.lower_bound_window_bytes},
           {"dmo_bytes", r.dmo.arena_size},
           {"dmo_ascending_bytes", r.dmo_ascending.arena_size},
           {"descending_ops", r.dmo.descending_ops},
@@ -326,6 +327,8 @@ std::string plan_report_text(const Graph& graph, const PlanResult& r) {
   out += fmt::format("{:<34} {:>12} bytes ({:5.1f}% of naive)\n",
                      fmt::format("lower_bound, {} overlap, chains", overlap_method_name(r.method)),
                      r.lower_bound_overlap_bytes, pct(r.lower_bound_overlap_bytes));
+  out += fmt::format("{:<34} {:>12} bytes ({:5.1f}% of naive)\n", "lower_bound, exact on the peak window",
+                     r.lower_bound_window_bytes, pct(r.lower_bound_window_bytes));
   out += fmt::format("{:<34} {:>12} bytes ({:5.1f}% of naive; {} op(s) walk descending)\n",
                      fmt::format("dmo, {} overlap", overlap_method_name(r.method)), r.dmo.arena_size,
                      pct(r.dmo.arena_size), r.dmo.descending_ops.size());

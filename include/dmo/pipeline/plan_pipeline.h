@@ -102,6 +102,10 @@ struct PlanResult {
   Plan dmo_ascending;  // ascending walks only (TFLM's kernels); == dmo when descending is not allowed
   int64_t lower_bound_overlap_per_op_bytes = 0;  // live bytes less the op's O_s, at the worst op
   int64_t lower_bound_overlap_bytes = 0;         // the same, tightened by chains of forced overlaps
+  // The chain bound, raised where an exact packing of the buffers around a
+  // peak needs more (plan/window_bound.h): no plan at `alignment` measured
+  // as TFLM measures it (sizes rounded up to 16) is smaller.
+  int64_t lower_bound_window_bytes = 0;
   // Computation (transform/split_macs.h): the model's MACs unsplit, and per
   // split stage its MACs unsplit and tile by tile.
   int64_t macs = 0;
