@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "dmo/error.h"
 #include "dmo/plan/bounds.h"
@@ -79,6 +80,15 @@ TEST(ProblemConstraints, TwoFixedBuffersMayShareBytes) {
   EXPECT_EQ(tflm.offsets[2], 64);
   EXPECT_EQ(tflm.arena_size, 80);
   EXPECT_EQ(dmo.arena_size, 80);
+  // The bounds count the bytes the fixed buffers cover, not their sum: a
+  // bound above a valid plan would be wrong.
+  EXPECT_EQ(live_bytes_per_op(p), std::vector<int64_t>{80});
+  EXPECT_EQ(lower_bound_bytes(p), 80);
+  EXPECT_EQ(lower_bound_with_overlap_bytes(p), 80);
+  // A pair between fixed buffers forces nothing: they already sit where
+  // their plan put them.
+  p.overlaps = {{1, 0, 8, 0}};
+  EXPECT_LE(chain_lower_bound_with_overlap_bytes(p), dmo.arena_size);
 }
 
 TEST(ProblemConstraints, AliasedBuffersArePlacedWithTheirBase) {

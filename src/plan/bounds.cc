@@ -20,13 +20,8 @@ std::pair<int32_t, int32_t> ops_covered(const MemoryProblem& problem, const Life
   return {std::max(life.first, 0), std::min(life.last, problem.op_count - 1)};
 }
 
-// Bytes the members of one alias group live at `op` cover together.
-int64_t group_bytes_at(const MemoryProblem& problem, const AliasGroups& groups, int32_t root, int32_t op) {
-  std::vector<std::pair<int64_t, int64_t>> spans;
-  for (int32_t m : groups.members(root)) {
-    const BufferRequest& b = problem.buffers[static_cast<size_t>(m)];
-    if (b.size > 0 && b.lifetime.covers(op)) spans.emplace_back(groups.offset_in_root(m), groups.offset_in_root(m) + b.size);
-  }
+// Bytes a set of [start, end) spans covers together.
+int64_t union_bytes(std::vector<std::pair<int64_t, int64_t>>& spans) {
   std::sort(spans.begin(), spans.end());
   int64_t bytes = 0, covered_to = INT64_MIN;
   for (const auto& [start, end] : spans) {
@@ -35,6 +30,16 @@ int64_t group_bytes_at(const MemoryProblem& problem, const AliasGroups& groups, 
     covered_to = std::max(covered_to, end);
   }
   return bytes;
+}
+
+// Bytes the members of one alias group live at `op` cover together.
+int64_t group_bytes_at(const MemoryProblem& problem, const AliasGroups& groups, int32_t root, int32_t op) {
+  std::vector<std::pair<int64_t, int64_t>> spans;
+  for (int32_t m : groups.members(root)) {
+    const BufferRequest& b = problem.buffers[static_cast<size_t>(m)];
+    if (b.size > 0 && b.lifetime.covers(op)) spans.emplace_back(groups.offset_in_root(m), groups.offset_in_root(m) + b.size);
+  }
+  return union_bytes(spans);
 }
 
 // The largest end of a fixed buffer: no plan honouring it is smaller.
@@ -53,6 +58,9 @@ std::vector<int64_t> live_bytes_per_op(const MemoryProblem& problem) {
   // Difference array over op indices: +size at first use, -size after last.
   std::vector<int64_t> delta(static_cast<size_t>(problem.op_count) + 1, 0);
   std::vector<int32_t> grouped_roots;
+  // Fixed buffers (an accelerator's or a plan file's offsets) may overlap
+  // each other by their own plan: they count as the bytes they cover.
+  std::vector<int32_t> fixed;
   for (size_t i = 0; i < problem.buffers.size(); ++i) {
     const auto b = static_cast<int32_t>(i);
     if (groups.members(groups.root(b)).size() > 1) {
@@ -61,12 +69,27 @@ std::vector<int64_t> live_bytes_per_op(const MemoryProblem& problem) {
     }
     auto [first, last] = ops_covered(problem, problem.buffers[i].lifetime);
     if (first > last) continue;
+    if (problem.buffers[i].fixed_offset) {
+      fixed.push_back(b);
+      continue;
+    }
     delta[static_cast<size_t>(first)] += problem.buffers[i].size;
     delta[static_cast<size_t>(last) + 1] -= problem.buffers[i].size;
   }
   std::vector<int64_t> live(static_cast<size_t>(problem.op_count));
   int64_t running = 0;
   for (size_t i = 0; i < live.size(); ++i) live[i] = running += delta[i];
+  if (!fixed.empty()) {
+    std::vector<std::vector<std::pair<int64_t, int64_t>>> spans(live.size());
+    for (int32_t b : fixed) {
+      const BufferRequest& buffer = problem.buffers[static_cast<size_t>(b)];
+      const auto [first, last] = ops_covered(problem, buffer.lifetime);
+      for (int32_t op = first; op <= last; ++op) {
+        spans[static_cast<size_t>(op)].emplace_back(*buffer.fixed_offset, *buffer.fixed_offset + buffer.size);
+      }
+    }
+    for (size_t op = 0; op < live.size(); ++op) live[op] += union_bytes(spans[op]);
+  }
   for (int32_t root : grouped_roots) {
     for (int32_t op = 0; op < problem.op_count; ++op) live[static_cast<size_t>(op)] += group_bytes_at(problem, groups, root, op);
   }
@@ -202,11 +225,14 @@ int64_t chain_lower_bound_with_overlap_bytes(const MemoryProblem& problem) {
   std::vector<const OverlapPair*> pair_of_op(live.size(), nullptr);
   std::vector<int32_t> pairs_live(live.size(), 0);
   const AliasGroups groups(problem);
+  // Fixed buffers sit where their own plan put them, however they overlap.
+  auto fixed = [&](int32_t buffer) { return problem.buffers[static_cast<size_t>(buffer)].fixed_offset.has_value(); };
   for (const OverlapPair& pair : problem.overlaps) {
     const Lifetime& out = problem.buffers[static_cast<size_t>(pair.output_buffer)].lifetime;
     const Lifetime& in = problem.buffers[static_cast<size_t>(pair.input_buffer)].lifetime;
     for (int32_t op = std::max({out.first, in.first, 0}); op <= std::min({out.last, in.last, problem.op_count - 1}); ++op) {
-      if (++pairs_live[static_cast<size_t>(op)] == 1 && !groups.same_group(pair.output_buffer, pair.input_buffer)) {
+      if (++pairs_live[static_cast<size_t>(op)] == 1 && !groups.same_group(pair.output_buffer, pair.input_buffer) &&
+          !fixed(pair.output_buffer) && !fixed(pair.input_buffer)) {
         pair_of_op[static_cast<size_t>(op)] = &pair;
       } else {
         pair_of_op[static_cast<size_t>(op)] = nullptr;

@@ -12,7 +12,9 @@ namespace dmo {
 int64_t naive_bytes(const MemoryProblem& problem);
 
 // Bytes live while each op runs (its inputs and outputs included). Buffers
-// created before op 0 count from op 0; an alias group's bytes count once.
+// created before op 0 count from op 0; an alias group's bytes count once,
+// and so do the bytes fixed buffers cover (their offsets may overlap by the
+// plan that fixed them, as an accelerator's do).
 std::vector<int64_t> live_bytes_per_op(const MemoryProblem& problem);
 
 // The most bytes the overlap pairs live at each op can save there. Every
