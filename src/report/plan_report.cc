@@ -313,36 +313,36 @@ std::string plan_report_text(const Graph& graph, const PlanResult& r) {
     }
   }
   auto pct = [&](int64_t v) { return r.naive_bytes ? 100.0 * static_cast<double>(v) / static_cast<double>(r.naive_bytes) : 0.0; };
-  out += fmt::format("\n{:<34} {:>12} bytes ({:5.1f}% of naive)\n", "naive (every tensor its own memory)",
+  out += fmt::format("\n{:<42} {:>12} bytes ({:5.1f}% of naive)\n", "naive (every tensor its own memory)",
                      r.naive_bytes, 100.0);
-  out += fmt::format("{:<34} {:>12} bytes ({:5.1f}% of naive)\n", "tflm_greedy (TFLM's planner)",
+  out += fmt::format("{:<42} {:>12} bytes ({:5.1f}% of naive)\n", "tflm_greedy (TFLM's planner)",
                      r.tflm_greedy.arena_size, pct(r.tflm_greedy.arena_size));
-  out += fmt::format("{:<34} {:>12} bytes ({:5.1f}% of naive)\n", "lower_bound (peak live bytes)",
+  out += fmt::format("{:<42} {:>12} bytes ({:5.1f}% of naive)\n", "lower_bound (peak live bytes)",
                      r.lower_bound_bytes, pct(r.lower_bound_bytes));
-  out += fmt::format("{:<34} {:>12} bytes ({:5.1f}% of naive)\n", "dmo, no overlap", r.dmo_no_overlap.arena_size,
+  out += fmt::format("{:<42} {:>12} bytes ({:5.1f}% of naive)\n", "dmo, no overlap", r.dmo_no_overlap.arena_size,
                      pct(r.dmo_no_overlap.arena_size));
-  out += fmt::format("{:<34} {:>12} bytes ({:5.1f}% of naive)\n",
+  out += fmt::format("{:<42} {:>12} bytes ({:5.1f}% of naive)\n",
                      fmt::format("lower_bound, {} overlap, per op", overlap_method_name(r.method)),
                      r.lower_bound_overlap_per_op_bytes, pct(r.lower_bound_overlap_per_op_bytes));
-  out += fmt::format("{:<34} {:>12} bytes ({:5.1f}% of naive)\n",
+  out += fmt::format("{:<42} {:>12} bytes ({:5.1f}% of naive)\n",
                      fmt::format("lower_bound, {} overlap, chains", overlap_method_name(r.method)),
                      r.lower_bound_overlap_bytes, pct(r.lower_bound_overlap_bytes));
-  out += fmt::format("{:<34} {:>12} bytes ({:5.1f}% of naive)\n", "lower_bound, exact on the peak window",
+  out += fmt::format("{:<42} {:>12} bytes ({:5.1f}% of naive)\n", "lower_bound, exact on the peak window",
                      r.lower_bound_window_bytes, pct(r.lower_bound_window_bytes));
-  out += fmt::format("{:<34} {:>12} bytes ({:5.1f}% of naive; {} op(s) walk descending)\n",
+  out += fmt::format("{:<42} {:>12} bytes ({:5.1f}% of naive; {} op(s) walk descending)\n",
                      fmt::format("dmo, {} overlap", overlap_method_name(r.method)), r.dmo.arena_size,
                      pct(r.dmo.arena_size), r.dmo.descending_ops.size());
   if (r.allow_descending) {
-    out += fmt::format("{:<34} {:>12} bytes ({:5.1f}% of naive)\n", "dmo, ascending walks only (TFLM)",
+    out += fmt::format("{:<42} {:>12} bytes ({:5.1f}% of naive)\n", "dmo, ascending walks only (TFLM)",
                        r.dmo_ascending.arena_size, pct(r.dmo_ascending.arena_size));
   }
   int64_t saving = r.tflm_greedy.arena_size - r.dmo.arena_size;
-  out += fmt::format("{:<34} {:>12} bytes ({:5.1f}% of tflm_greedy)\n", "saving vs TFLM", saving,
+  out += fmt::format("{:<42} {:>12} bytes ({:5.1f}% of tflm_greedy)\n", "saving vs TFLM", saving,
                      r.tflm_greedy.arena_size ? 100.0 * static_cast<double>(saving) /
                                                     static_cast<double>(r.tflm_greedy.arena_size)
                                               : 0.0);
   if (r.variable_bytes) {
-    out += fmt::format("{:<34} {:>12} bytes (persistent, outside the plan)\n", "variable tensors", r.variable_bytes);
+    out += fmt::format("{:<42} {:>12} bytes (persistent, outside the plan)\n", "variable tensors", r.variable_bytes);
   }
   if (r.planned_subgraphs > 1 && r.peak_op >= 0) out += fmt::format("peak: {}\n", time_label(graph, r, r.peak_op));
   for (size_t i = 0; i < r.split_macs.size(); ++i) {
