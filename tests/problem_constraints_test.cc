@@ -87,7 +87,7 @@ TEST(ProblemConstraints, TwoFixedBuffersMayShareBytes) {
   EXPECT_EQ(lower_bound_with_overlap_bytes(p), 80);
   // A pair between fixed buffers forces nothing: they already sit where
   // their plan put them.
-  p.overlaps = {{1, 0, 8, 0}};
+  p.overlaps = {{0, 1, 0, 8, 0}};  // op 0: buffer 1 over buffer 0 by 8 bytes
   EXPECT_LE(chain_lower_bound_with_overlap_bytes(p), dmo.arena_size);
 }
 
