@@ -15,6 +15,7 @@
 #include "dmo/plan/bounds.h"
 #include "dmo/plan/dmo_planner.h"
 #include "dmo/plan/overlap_placement.h"
+#include "dmo/plan/peak_repair.h"
 #include "dmo/plan/plan_validator.h"
 #include "dmo/plan/problem_file.h"
 #include "dmo/plan/window_bound.h"
@@ -195,18 +196,132 @@ TEST(WindowBound, OutOfBudgetProvesNothing) {
 
 // On the synthetic recurrent graphs every window around the peak packs into
 // the peak's live bytes: the bound stays there, and what dmo's plan needs
-// above it is not forced by any window.
+// above it (256 bytes on the 1,000-op graph) is not forced by any window.
+// On the 2,338-op graph the peak repair (peak_repair.h) reaches the bound.
 TEST(WindowBound, SyntheticRecurrentGraphsPackAtTheirPeak) {
   struct Expected {
     const char* model;
     int64_t bound, dmo;
   };
-  for (const Expected& e : {Expected{"synthetic_rnn_1000", 9728, 10240}, Expected{"synthetic_rnn_2338", 10240, 10752}}) {
+  for (const Expected& e : {Expected{"synthetic_rnn_1000", 9728, 9984}, Expected{"synthetic_rnn_2338", 10240, 10240}}) {
     const PlanResult r = plan_model(build_zoo_model(e.model));
     EXPECT_EQ(r.lower_bound_window_bytes, e.bound) << e.model;
     EXPECT_EQ(r.lower_bound_window_bytes, r.lower_bound_bytes) << e.model;
     EXPECT_EQ(r.dmo.arena_size, e.dmo) << e.model;
   }
+}
+
+// Packing around buffers that stay, each op walking as a plan says: the
+// smallest arena over every lattice offset of the others (brute force),
+// and valid as the validator judges it.
+TEST(ExactPackingAround, EqualsBruteForceWithBuffersThatStayAndFixedWalks) {
+  std::mt19937 rng(20261204);
+  int with_staying = 0, with_descending = 0;
+  for (int round = 0; round < 300; ++round) {
+    const Random r = random_problem(rng);
+    const MemoryProblem& problem = r.problem;
+    DmoPlannerOptions planner;
+    planner.alignment = r.alignment;
+    planner.end_rounding = r.end_rounding;
+    planner.repair_peak = false;
+    const Plan plan = plan_dmo(problem, planner);
+    std::vector<int32_t> movable;
+    std::vector<PlacedBuffer> staying;
+    for (size_t b = 0; b < problem.buffers.size(); ++b) {
+      if (std::uniform_int_distribution<int>(0, 2)(rng) == 0) {
+        staying.push_back({static_cast<int32_t>(b), plan.offsets[b]});
+      } else {
+        movable.push_back(static_cast<int32_t>(b));
+      }
+    }
+    if (movable.empty()) continue;
+    with_staying += !staying.empty();
+    with_descending += !plan.descending_ops.empty();
+    const std::set<int32_t> descending(plan.descending_ops.begin(), plan.descending_ops.end());
+    // Brute force over the movable buffers' offsets: the plan is one
+    // packing, so an optimal one ends every buffer at or below its arena.
+    const int64_t limit = rounded_arena_bytes(problem, plan, r.end_rounding);
+    std::vector<int64_t> offsets = plan.offsets;
+    int64_t best = INT64_MAX;
+    auto all_valid = [&] {
+      for (size_t k = 1; k <= offsets.size(); ++k) {
+        if (!valid(problem, offsets, k, descending)) return false;
+      }
+      return true;
+    };
+    auto place = [&](auto&& self, size_t k) -> void {
+      if (k == movable.size()) {
+        if (all_valid()) best = std::min(best, rounded_arena_bytes(problem, Plan{"", offsets, 0, {}}, r.end_rounding));
+        return;
+      }
+      const int64_t size = align_up(problem.buffers[static_cast<size_t>(movable[k])].size, r.end_rounding);
+      for (int64_t x = 0; x + size <= limit; x += r.alignment) {
+        offsets[static_cast<size_t>(movable[k])] = x;
+        self(self, k + 1);
+      }
+    };
+    place(place, 0);
+    ExactPackingOptions options;
+    options.alignment = r.alignment;
+    options.end_rounding = r.end_rounding;
+    options.node_budget = 1000000;
+    const auto packed = exact_packing_around(problem, movable, staying, plan.descending_ops, options);
+    ASSERT_TRUE(packed.has_value()) << "round " << round << ": " << problem_json(problem);
+    Plan repacked = plan;
+    for (size_t k = 0; k < movable.size(); ++k) repacked.offsets[static_cast<size_t>(movable[k])] = (*packed)[k];
+    repacked.arena_size = rounded_arena_bytes(problem, repacked, r.end_rounding);
+    ASSERT_EQ(repacked.arena_size, best) << "round " << round << ": " << problem_json(problem);
+    repacked.descending_ops = descending_ops(problem, repacked);
+    ASSERT_TRUE(validate_plan(problem, repacked, r.alignment).empty()) << "round " << round;
+    for (const PlacedBuffer& s : staying) EXPECT_EQ(repacked.offsets[static_cast<size_t>(s.buffer)], s.offset);
+
+    // A ceiling at the optimum leaves nothing below it.
+    options.ceiling = best;
+    EXPECT_FALSE(exact_packing_around(problem, movable, staying, plan.descending_ops, options).has_value());
+  }
+  EXPECT_GT(with_staying, 100);
+  EXPECT_GT(with_descending, 10);
+}
+
+// The peak repair never makes a plan larger or invalid, and stops at the bound.
+TEST(PeakRepair, ValidNeverLargerNeverBelowTheBound) {
+  std::mt19937 rng(20261205);
+  int lowered = 0;
+  for (int round = 0; round < 400; ++round) {
+    const Random r = random_problem(rng);
+    DmoPlannerOptions planner;
+    planner.alignment = r.alignment;
+    planner.end_rounding = r.end_rounding;
+    planner.repair_peak = false;
+    planner.search_budget = 0;  // leave room to repair
+    const Plan plan = plan_dmo(r.problem, planner);
+    PeakRepairOptions repair;
+    repair.alignment = r.alignment;
+    repair.end_rounding = r.end_rounding;
+    const int64_t bound = chain_lower_bound_with_overlap_bytes(r.problem);
+    const Plan repaired = repair_peak(r.problem, plan, bound, repair);
+    ASSERT_TRUE(validate_plan(r.problem, repaired, r.alignment).empty()) << "round " << round;
+    EXPECT_EQ(repaired.arena_size, rounded_arena_bytes(r.problem, repaired, r.end_rounding));
+    EXPECT_LE(repaired.arena_size, plan.arena_size);
+    EXPECT_GE(repaired.arena_size, std::min(plan.arena_size, bound));
+    lowered += repaired.arena_size < plan.arena_size;
+  }
+  EXPECT_GT(lowered, 5);
+}
+
+// On the 2,338-op recurrent graph the search alone stops one 512-byte
+// vector above the bound; the repair moves the buffer at the top into a
+// gap it packs around it.
+TEST(PeakRepair, ReachesTheBoundOnTheSyntheticRecurrentGraph) {
+  const PlanResult r = plan_model(build_zoo_model("synthetic_rnn_2338"));
+  DmoPlannerOptions without;
+  without.repair_peak = false;
+  const Plan searched = plan_dmo(r.problem, without);
+  const Plan repaired = plan_dmo(r.problem);
+  EXPECT_EQ(searched.arena_size, 10752);
+  EXPECT_EQ(repaired.arena_size, 10240);
+  EXPECT_EQ(repaired.arena_size, chain_lower_bound_with_overlap_bytes(r.problem));
+  EXPECT_TRUE(validate_plan(r.problem, repaired, 16).empty());
 }
 
 }  // namespace

@@ -183,7 +183,9 @@ SplitSearchResult search_split_stages(const Graph& graph, const PlanOptions& opt
   // choose_scheduled_plan), without the other figures; the one chosen in full.
   Schedule current_schedule = default_schedule(graph);
   MemoryProblem current_problem = planned_problem(graph, unsplit, current_schedule, overlaps);
-  Plan current_dmo = choose_dmo_plan(current_problem, options.alignment).dmo;
+  // The search compares plans without the peak repair (much slower, and
+  // its path would depend on it); the set it keeps is planned in full.
+  Plan current_dmo = DmoPlanChooser(current_problem, options.alignment).without_peak_repair().choice().dmo;
   result.unsplit_bytes = current_dmo.arena_size;
   // Per op of the unsplit problem, for bound_outside_stages: with fixed
   // offsets no bound is known, and a whole model's times are not its ops.
@@ -318,6 +320,7 @@ SplitSearchResult search_split_stages(const Graph& graph, const PlanOptions& opt
         // The choice reuses the plans made for dmo's plan alone.
         DmoPlanChooser chooser =
             scheduled_plan_chooser(graph, *trial.problem, *trial.schedule, options.alignment, bound);
+        chooser.without_peak_repair();
         Plan dmo = chooser.dmo_only();
         if (dmo.arena_size <= best_bytes) dmo = chooser.choice().dmo;
         const int64_t bytes = dmo.arena_size;
@@ -381,6 +384,10 @@ SplitSearchResult search_split_stages(const Graph& graph, const PlanOptions& opt
   split.split = chosen->first.split();
   result.stages = split.split;
   result.plan = plan_model(graph, split, overlaps);
+  // The set kept is planned in full, with the peak repair the search
+  // leaves out: its figures are that plan's (never larger).
+  chosen->second = std::min(chosen->second, result.plan.dmo.arena_size);
+  if (chosen->first.stages.empty()) result.unsplit_bytes = chosen->second;
   std::vector<SplitTradeoff> tradeoffs;
   for (const auto& [set, bytes] : planned) tradeoffs.push_back({set.split(), bytes, set.extra_macs()});
   result.pareto = pareto_front(std::move(tradeoffs));

@@ -24,9 +24,10 @@ void require_valid(const MemoryProblem& problem, const Plan& plan, int64_t align
 // its 16 bytes, so at a larger alignment it rounds to that instead. Both
 // plans are compared as TFLM lays them out: tensors where the plan puts
 // them, scratch buffers where TFLM's first fit puts them around those.
-Plan plan_no_worse_than_tflm(const MemoryProblem& problem, int64_t alignment) {
+Plan plan_no_worse_than_tflm(const MemoryProblem& problem, int64_t alignment, bool repair_peak) {
   DmoPlannerOptions options;
   options.alignment = alignment;
+  options.repair_peak = repair_peak;
   Plan plan = plan_dmo(problem, options);
   require_valid(problem, plan, alignment);
   const int64_t tflm_alignment = std::max(alignment, kTflmBufferAlignment);
@@ -54,7 +55,7 @@ DmoPlanChooser::DmoPlanChooser(const MemoryProblem& problem, MemoryProblem stric
 
 const Plan& DmoPlanChooser::dmo_of(const MemoryProblem& problem, Planned& planned) {
   if (!planned.dmo) {
-    planned.dmo = plan_no_worse_than_tflm(problem, alignment_);
+    planned.dmo = plan_no_worse_than_tflm(problem, alignment_, repair_peak_);
     // A stricter plan is valid for the problem itself: checked against it.
     if (&problem != &problem_) require_valid(problem_, *planned.dmo, alignment_);
   }
@@ -71,7 +72,7 @@ DmoPlanChoice DmoPlanChooser::choice_of(const MemoryProblem& problem, Planned& p
   if (!planned.ascending) {
     MemoryProblem ascending = problem;
     for (OverlapPair& pair : ascending.overlaps) pair.safe_overlap_descending = 0;
-    planned.ascending = plan_no_worse_than_tflm(ascending, alignment_);
+    planned.ascending = plan_no_worse_than_tflm(ascending, alignment_, repair_peak_);
     if (&problem != &problem_) require_valid(problem_, *planned.ascending, alignment_);
   }
   choice.dmo_ascending = *planned.ascending;
@@ -84,6 +85,11 @@ int64_t DmoPlanChooser::rounded_bound() {
   if (!bound_) bound_ = chain_lower_bound_with_overlap_bytes(problem_);
   const int64_t rounding = std::max(alignment_, kTflmBufferAlignment);
   return (*bound_ + rounding - 1) / rounding * rounding;
+}
+
+DmoPlanChooser& DmoPlanChooser::without_peak_repair() {
+  repair_peak_ = false;
+  return *this;
 }
 
 Plan DmoPlanChooser::dmo_only() {

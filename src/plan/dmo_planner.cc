@@ -5,6 +5,7 @@
 
 #include "dmo/plan/bounds.h"
 #include "dmo/plan/overlap_placement.h"
+#include "dmo/plan/peak_repair.h"
 
 namespace dmo {
 
@@ -163,6 +164,19 @@ Plan plan_dmo(const MemoryProblem& problem, const DmoPlannerOptions& options) {
       if (high - low <= options.alignment) break;
     }
     if (found && found->arena_size < best.arena_size) best = std::move(*found);
+  }
+
+  if (options.repair_peak && best.arena_size > bound) {
+    PeakRepairOptions repair;
+    repair.alignment = options.alignment;
+    repair.end_rounding = options.end_rounding;
+    if (options.use_overlaps) {
+      best = repair_peak(problem, std::move(best), bound, repair);
+    } else {
+      MemoryProblem without_overlaps = problem;
+      without_overlaps.overlaps.clear();
+      best = repair_peak(without_overlaps, std::move(best), bound, repair);
+    }
   }
 
   best.planner = options.use_overlaps ? "dmo" : "dmo_no_overlap";

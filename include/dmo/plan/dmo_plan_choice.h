@@ -51,6 +51,9 @@ class DmoPlanChooser {
   DmoPlanChooser(const MemoryProblem& problem, int64_t alignment);
   DmoPlanChooser(const MemoryProblem& problem, MemoryProblem stricter, int64_t alignment,
                  std::optional<int64_t> bound = std::nullopt);
+  // Plans without dmo's peak repair (DmoPlannerOptions::repair_peak): for
+  // a search comparing many candidates, which plans the one it keeps in full.
+  DmoPlanChooser& without_peak_repair();
   // choose_dmo_plan_only's plan.
   Plan dmo_only();
   // choose_dmo_plan's plans.
@@ -70,6 +73,7 @@ class DmoPlanChooser {
   const MemoryProblem& problem_;
   std::optional<MemoryProblem> stricter_;
   int64_t alignment_;
+  bool repair_peak_ = true;
   std::optional<int64_t> bound_;
   Planned planned_, planned_stricter_;
 };

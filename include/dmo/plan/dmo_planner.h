@@ -13,7 +13,8 @@
 // (those live with it, then those live with any of them that land
 // elsewhere: OverlapPlacer::follow copies the rest from its best order's
 // placement after every prefix, kept in O(n) by OverlapPlacer::Track),
-// and it stops as soon as a plan reaches the lower bound.
+// and it stops as soon as a plan reaches the lower bound. The peak repair
+// after it costs what peak_repair.h says.
 #pragma once
 
 #include <cstdint>
@@ -31,6 +32,10 @@ struct DmoPlannerOptions {
   int64_t end_rounding = 16;
   // Placements tried by the refinement after the start orders.
   int32_t search_budget = 4000;
+  // Then re-pack windows around the top exactly (peak_repair.h) while the
+  // arena is above the bound. A search comparing many candidate problems
+  // leaves it to the plan it keeps.
+  bool repair_peak = true;
 };
 
 Plan plan_dmo(const MemoryProblem& problem, const DmoPlannerOptions& options = {});

@@ -1,0 +1,44 @@
+// A last step for dmo's planner: lowers a plan's arena by re-packing,
+// exactly (exact_packing.h), small windows of time around the buffers that
+// reach its top, every buffer outside the window staying where it is. When
+// every buffer at the top moves below it, the arena falls and the step
+// repeats on the new top; it stops at `floor` (a lower bound), when a top
+// buffer cannot move (not eligible for packing, or no packing of its window
+// is below the top) or when the windows run out. A buffer living longer
+// than a window is moved to an offset below the top, and windows around
+// the buffers it lands on are re-packed around it. The heuristic search
+// before it places buffers one at a time and cannot undo a fragmented
+// stretch of a long graph; a window packed exactly can.
+//
+// Each op keeps the walk the plan gave it (its pairs allow only that
+// side), so the result is a valid plan whenever the input is; it is never
+// larger.
+//
+// Cost: per window O(n * w) to collect it (n buffers, w times it spans),
+// plus the packing's nodes, each O(k^2) for the k buffers in and around
+// the window (node_budget * 32 / k of them, so about node_budget * 32 * k
+// steps); at most max_windows windows.
+#pragma once
+
+#include <cstdint>
+
+#include "dmo/plan/memory_problem.h"
+#include "dmo/plan/plan.h"
+
+namespace dmo {
+
+struct PeakRepairOptions {
+  int64_t alignment = 16;     // for buffers that name no alignment of their own
+  int64_t end_rounding = 16;  // sizes rounded up to this where the arena is measured
+  int32_t max_buffers = 16;   // moved per window
+  // Per window of up to 32 buffers in and around it; fewer nodes for more.
+  int64_t node_budget = 4000;
+  int32_t max_windows = 1000;  // per plan
+  // Offsets tried for a buffer whose own window does not pack (one living
+  // longer than a window): the buffers it lands on are then re-packed.
+  int32_t spots_tried = 8;
+};
+
+Plan repair_peak(const MemoryProblem& problem, Plan plan, int64_t floor, const PeakRepairOptions& options = {});
+
+}  // namespace dmo
