@@ -24,34 +24,12 @@
 #include "dmo/model/safe_overlap_formula.h"
 #include "dmo/ops/block_copy.h"
 #include "dmo/ops/clobber_log.h"
+#include "dmo/ops/eval/direct_memory.h"
 #include "dmo/ops/tensor_ref.h"
 
 namespace dmo {
 
-struct DirectMemory {
-  template <typename T>
-  T load(const TensorRef& t, int64_t i) {
-    T value;
-    std::memcpy(&value, t.data + t.storage_index(i) * static_cast<int64_t>(sizeof(T)), sizeof(T));
-    return value;
-  }
-  template <typename T>
-  void store(const TensorRef& t, int64_t i, T value) {
-    std::memcpy(t.data + t.storage_index(i) * static_cast<int64_t>(sizeof(T)), &value, sizeof(T));
-  }
-  // memmove for dense tensors (deterministic even where a bad plan overlaps
-  // them); a view is copied element by element.
-  template <typename T>
-  void copy(const TensorRef& to, int64_t to_index, const TensorRef& from, int64_t from_index, int64_t count) {
-    if (count <= 0) return;
-    if (to.strides == nullptr && from.strides == nullptr) {
-      const auto size = static_cast<int64_t>(sizeof(T));
-      std::memmove(to.data + to_index * size, from.data + from_index * size, static_cast<size_t>(count * size));
-      return;
-    }
-    for (int64_t i = 0; i < count; ++i) store<T>(to, to_index + i, load<T>(from, from_index + i));
-  }
-};
+using DirectMemory = BasicDirectMemory<TensorRef>;
 
 // Thrown by AddressMemory past its access limit: the analysis of that op
 // is abandoned, not the command.

@@ -8,11 +8,11 @@
 #pragma once
 
 #include <cstdint>
-#include <type_traits>
 
 #include "dmo/ops/eval/address_only.h"
 #include "dmo/ops/eval/taps.h"
 #include "dmo/ops/eval/walk_index.h"
+#include "dmo/ops/eval/weighted_operands.h"
 #include "dmo/ops/output_region.h"
 
 namespace dmo {
@@ -68,12 +68,8 @@ void conv_loops(const ConvGeometry& g, const Arithmetic& arithmetic, const IO& i
   using Filter = typename Arithmetic::Filter;
   using Bias = typename Arithmetic::Bias;
   using Output = typename Arithmetic::Output;
-  using Ref = std::decay_t<decltype(io.input(0))>;
-  const Ref& input = io.input(0);
-  const Ref& filter = io.input(1);
-  const Ref& output = io.output(0);
-  const bool has_bias = io.has_input(2);
-  const Ref bias = has_bias ? io.input(2) : Ref{};
+  const WeightedOperands operands(io);
+  const auto& [input, filter, output, has_bias, bias] = operands;
 
   const bool descending = io.descending;
   const IndexRange rows = io.region.rows(g.output_height);

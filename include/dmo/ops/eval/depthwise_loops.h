@@ -7,11 +7,11 @@
 #pragma once
 
 #include <cstdint>
-#include <type_traits>
 
 #include "dmo/ops/eval/address_only.h"
 #include "dmo/ops/eval/taps.h"
 #include "dmo/ops/eval/walk_index.h"
+#include "dmo/ops/eval/weighted_operands.h"
 #include "dmo/ops/output_region.h"
 
 namespace dmo {
@@ -33,12 +33,8 @@ void depthwise_loops(const DepthwiseGeometry& g, const Arithmetic& arithmetic, c
   using Filter = typename Arithmetic::Filter;
   using Bias = typename Arithmetic::Bias;
   using Output = typename Arithmetic::Output;
-  using Ref = std::decay_t<decltype(io.input(0))>;
-  const Ref& input = io.input(0);
-  const Ref& filter = io.input(1);
-  const Ref& output = io.output(0);
-  const bool has_bias = io.has_input(2);
-  const Ref bias = has_bias ? io.input(2) : Ref{};
+  const WeightedOperands operands(io);
+  const auto& [input, filter, output, has_bias, bias] = operands;
 
   // NHWC: output channel = in_channel * M + m. Walking descending, every
   // output loop runs backwards (see walk_order.h); a region computes a band

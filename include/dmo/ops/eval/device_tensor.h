@@ -1,13 +1,13 @@
 // What generated device code (dmo codegen) hands the shared loop nests: a
 // tensor reference and a kernel's operands as plain constant data (no
 // dmo::Tensor, no heap), and the memory policy that executes them. They
-// mirror ops/tensor_ref.h, ops/kernel_io.h and DirectMemory member for
-// member, so a loop nest indexes both alike.
+// mirror ops/tensor_ref.h and ops/kernel_io.h member for member, so a loop
+// nest indexes both alike; DeviceMemory is DirectMemory on them.
 #pragma once
 
 #include <cstdint>
-#include <cstring>
 
+#include "dmo/ops/eval/direct_memory.h"
 #include "dmo/ops/eval/value_range.h"
 #include "dmo/ops/fixed_point.h"
 #include "dmo/ops/output_region.h"
@@ -57,28 +57,7 @@ struct DeviceKernelIO {
 };
 
 // DirectMemory's loads, stores and copies on DeviceTensors.
-struct DeviceMemory {
-  template <typename T>
-  T load(const DeviceTensor& t, int64_t i) {
-    T value;
-    std::memcpy(&value, t.data + t.storage_index(i) * static_cast<int64_t>(sizeof(T)), sizeof(T));
-    return value;
-  }
-  template <typename T>
-  void store(const DeviceTensor& t, int64_t i, T value) {
-    std::memcpy(t.data + t.storage_index(i) * static_cast<int64_t>(sizeof(T)), &value, sizeof(T));
-  }
-  template <typename T>
-  void copy(const DeviceTensor& to, int64_t to_index, const DeviceTensor& from, int64_t from_index, int64_t count) {
-    if (count <= 0) return;
-    if (to.strides == nullptr && from.strides == nullptr) {
-      const auto size = static_cast<int64_t>(sizeof(T));
-      std::memmove(to.data + to_index * size, from.data + from_index * size, static_cast<size_t>(count * size));
-      return;
-    }
-    for (int64_t i = 0; i < count; ++i) store<T>(to, to_index + i, load<T>(from, from_index + i));
-  }
-};
+using DeviceMemory = BasicDirectMemory<DeviceTensor>;
 
 // A conv-like op's requantization (QuantizedConvArithmetic reads it) with
 // its per-channel multipliers in a constant array.

@@ -6,7 +6,8 @@
 #pragma once
 
 #include <cstdint>
-#include <type_traits>
+
+#include "dmo/ops/eval/weighted_operands.h"
 
 namespace dmo {
 
@@ -23,12 +24,8 @@ void fully_connected_loops(const FullyConnectedGeometry& g, const Arithmetic& ar
   using Filter = typename Arithmetic::Filter;
   using Bias = typename Arithmetic::Bias;
   using Output = typename Arithmetic::Output;
-  using Ref = std::decay_t<decltype(io.input(0))>;
-  const Ref& input = io.input(0);
-  const Ref& weights = io.input(1);
-  const Ref& output = io.output(0);
-  const bool has_bias = io.has_input(2);
-  const Ref bias = has_bias ? io.input(2) : Ref{};
+  const WeightedOperands operands(io);
+  const auto& [input, weights, output, has_bias, bias] = operands;
 
   for (int64_t batch = 0; batch < g.batches; ++batch) {
     const int64_t input_row = batch * g.accum_depth;
