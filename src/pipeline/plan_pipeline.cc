@@ -269,8 +269,10 @@ PlanResult plan_schedule(const Graph& graph, const PlanOptions& options, std::ve
   require_valid(r.tflm_problem, r.tflm_greedy, kTflmBufferAlignment, graph);
 
   r.naive_bytes = naive_bytes(r.problem);
-  r.lower_bound_bytes = lower_bound_bytes(r.problem);
-  r.live_bytes = live_bytes_per_op(r.problem);
+  // Every bound below starts from these per-op figures: worked out once.
+  LiveProfile profile = live_profile(r.problem);
+  r.lower_bound_bytes = lower_bound_bytes(r.problem, profile.live);
+  r.live_bytes = profile.live;
   for (size_t i = 0; i < r.live_bytes.size(); ++i) {
     if (r.live_bytes[i] == r.lower_bound_bytes) {
       r.peak_op = static_cast<int32_t>(i);
@@ -292,8 +294,8 @@ PlanResult plan_schedule(const Graph& graph, const PlanOptions& options, std::ve
   r.dmo_no_overlap = tflm_layout(r.problem, r.dmo_no_overlap, std::max(options.alignment, kTflmBufferAlignment));
   require_valid(r.problem, r.dmo_no_overlap, no_overlap.alignment, graph);
 
-  r.lower_bound_overlap_per_op_bytes = lower_bound_with_overlap_bytes(r.problem);
-  r.lower_bound_overlap_bytes = chain_lower_bound_with_overlap_bytes(r.problem);
+  r.lower_bound_overlap_per_op_bytes = lower_bound_with_overlap_bytes(r.problem, profile);
+  r.lower_bound_overlap_bytes = chain_lower_bound_with_overlap_bytes(r.problem, profile);
   DmoPlanChoice choice =
       choose_scheduled_plan(graph, r.problem, r.schedule, options.alignment, r.lower_bound_overlap_bytes);
   r.dmo = std::move(choice.dmo);

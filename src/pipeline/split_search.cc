@@ -77,12 +77,10 @@ std::set<int32_t> peak_ops(const Schedule& schedule, const MemoryProblem& proble
       ops.insert(schedule.steps[static_cast<size_t>(time)].op);
     }
   };
-  const std::vector<int64_t> live = live_bytes_per_op(problem);
-  const std::vector<int64_t> saving = overlap_saving_per_op(problem);
-  int64_t highest = 0;
-  for (size_t t = 0; t < live.size(); ++t) highest = std::max(highest, live[t] - saving[t]);
-  for (size_t t = 0; t < live.size(); ++t) {
-    if (live[t] - saving[t] == highest) add_time(static_cast<int32_t>(t));
+  const std::vector<int64_t> need = live_bytes_less_saving_per_op(problem);
+  const int64_t highest = need.empty() ? 0 : std::max<int64_t>(0, *std::max_element(need.begin(), need.end()));
+  for (size_t t = 0; t < need.size(); ++t) {
+    if (need[t] == highest) add_time(static_cast<int32_t>(t));
   }
   for (size_t b = 0; b < problem.buffers.size(); ++b) {
     const BufferRequest& buffer = problem.buffers[b];
@@ -191,9 +189,7 @@ SplitSearchResult search_split_stages(const Graph& graph, const PlanOptions& opt
   // offsets no bound is known, and a whole model's times are not its ops.
   std::vector<int64_t> unsplit_per_op;
   if (!has_fixed_offsets(current_problem) && !plans_whole_model(graph)) {
-    unsplit_per_op = live_bytes_per_op(current_problem);
-    const std::vector<int64_t> saving = overlap_saving_per_op(current_problem);
-    for (size_t op = 0; op < unsplit_per_op.size(); ++op) unsplit_per_op[op] -= saving[op];
+    unsplit_per_op = live_bytes_less_saving_per_op(current_problem);
   }
 
   // Per stage, the most its steps need with that stage alone: the largest
@@ -214,10 +210,9 @@ SplitSearchResult search_split_stages(const Graph& graph, const PlanOptions& opt
     const MemoryProblem problem = planned_problem(graph, alone, schedule, overlaps, &tilings);
     int64_t peak = 0;
     if (!has_fixed_offsets(problem)) {
-      const std::vector<int64_t> live = live_bytes_per_op(problem);
-      const std::vector<int64_t> saving = overlap_saving_per_op(problem);
+      const std::vector<int64_t> need = live_bytes_less_saving_per_op(problem);
       const StepRange steps = stage_steps(schedule, c.stage);
-      for (size_t t = steps.first; t < steps.end && t < live.size(); ++t) peak = std::max(peak, live[t] - saving[t]);
+      for (size_t t = steps.first; t < steps.end && t < need.size(); ++t) peak = std::max(peak, need[t]);
     }
     stage_peak_of.emplace(key, peak);
     return peak;

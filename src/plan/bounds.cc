@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <utility>
 
 #include "dmo/plan/alias_groups.h"
 
@@ -13,14 +14,6 @@ int64_t naive_bytes(const MemoryProblem& problem) {
   return total;
 }
 
-namespace {
-
-// Ops are [0, op_count); buffers created before op 0 count from op 0.
-std::pair<int32_t, int32_t> ops_covered(const MemoryProblem& problem, const Lifetime& life) {
-  return {std::max(life.first, 0), std::min(life.last, problem.op_count - 1)};
-}
-
-// Bytes a set of [start, end) spans covers together.
 int64_t union_bytes(std::vector<std::pair<int64_t, int64_t>>& spans) {
   std::sort(spans.begin(), spans.end());
   int64_t bytes = 0, covered_to = INT64_MIN;
@@ -30,6 +23,13 @@ int64_t union_bytes(std::vector<std::pair<int64_t, int64_t>>& spans) {
     covered_to = std::max(covered_to, end);
   }
   return bytes;
+}
+
+namespace {
+
+// Ops are [0, op_count); buffers created before op 0 count from op 0.
+std::pair<int32_t, int32_t> ops_covered(const MemoryProblem& problem, const Lifetime& life) {
+  return {std::max(life.first, 0), std::min(life.last, problem.op_count - 1)};
 }
 
 // Bytes the members of one alias group live at `op` cover together.
@@ -157,8 +157,21 @@ std::vector<int64_t> overlap_saving_per_op(const MemoryProblem& problem) {
   return saving;
 }
 
+LiveProfile live_profile(const MemoryProblem& problem) {
+  return {live_bytes_per_op(problem), overlap_saving_per_op(problem)};
+}
+
+std::vector<int64_t> live_bytes_less_saving_per_op(const MemoryProblem& problem) {
+  LiveProfile profile = live_profile(problem);
+  for (size_t op = 0; op < profile.live.size(); ++op) profile.live[op] -= profile.saving[op];
+  return std::move(profile.live);
+}
+
 int64_t lower_bound_bytes(const MemoryProblem& problem) {
-  std::vector<int64_t> live = live_bytes_per_op(problem);
+  return lower_bound_bytes(problem, live_bytes_per_op(problem));
+}
+
+int64_t lower_bound_bytes(const MemoryProblem& problem, const std::vector<int64_t>& live) {
   int64_t bound = live.empty() ? 0 : *std::max_element(live.begin(), live.end());
   // Buffers outside every op (unused tensors) still need their own bytes.
   for (const BufferRequest& b : problem.buffers) bound = std::max(bound, b.size);
@@ -166,8 +179,12 @@ int64_t lower_bound_bytes(const MemoryProblem& problem) {
 }
 
 int64_t lower_bound_with_overlap_bytes(const MemoryProblem& problem) {
-  std::vector<int64_t> live = live_bytes_per_op(problem);
-  std::vector<int64_t> saving = overlap_saving_per_op(problem);
+  return lower_bound_with_overlap_bytes(problem, live_profile(problem));
+}
+
+int64_t lower_bound_with_overlap_bytes(const MemoryProblem& problem, const LiveProfile& profile) {
+  const std::vector<int64_t>& live = profile.live;
+  const std::vector<int64_t>& saving = profile.saving;
   int64_t bound = 0;
   for (size_t i = 0; i < live.size(); ++i) bound = std::max(bound, live[i] - saving[i]);
   for (const BufferRequest& b : problem.buffers) bound = std::max(bound, b.size);
@@ -219,8 +236,12 @@ int64_t chain_requirement(const MemoryProblem& problem, const std::vector<int64_
 }  // namespace
 
 int64_t chain_lower_bound_with_overlap_bytes(const MemoryProblem& problem) {
-  const int64_t per_op = lower_bound_with_overlap_bytes(problem);
-  std::vector<int64_t> live = live_bytes_per_op(problem);
+  return chain_lower_bound_with_overlap_bytes(problem, live_profile(problem));
+}
+
+int64_t chain_lower_bound_with_overlap_bytes(const MemoryProblem& problem, const LiveProfile& profile) {
+  const int64_t per_op = lower_bound_with_overlap_bytes(problem, profile);
+  const std::vector<int64_t>& live = profile.live;
   // The pair that must overlap at a forced op: only where one pair is live.
   std::vector<const OverlapPair*> pair_of_op(live.size(), nullptr);
   std::vector<int32_t> pairs_live(live.size(), 0);

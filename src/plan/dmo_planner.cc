@@ -26,10 +26,9 @@ std::vector<int32_t> size_order(const MemoryProblem& problem) {
 // peak op's output and input are placed before anything can crowd them;
 // at equal keys later-created buffers (an op's output) before earlier ones
 // (its input), so the input is placed over the output's end.
-std::vector<int32_t> pressure_order(const MemoryProblem& problem) {
-  std::vector<int64_t> pressure = live_bytes_per_op(problem);
-  const std::vector<int64_t> saving = overlap_saving_per_op(problem);
-  for (size_t op = 0; op < pressure.size(); ++op) pressure[op] -= saving[op];
+std::vector<int32_t> pressure_order(const MemoryProblem& problem, const LiveProfile& profile) {
+  std::vector<int64_t> pressure = profile.live;
+  for (size_t op = 0; op < pressure.size(); ++op) pressure[op] -= profile.saving[op];
   std::vector<int64_t> key(problem.buffers.size(), 0);
   for (size_t b = 0; b < problem.buffers.size(); ++b) {
     const Lifetime& life = problem.buffers[b].lifetime;
@@ -58,12 +57,14 @@ Plan plan_dmo(const MemoryProblem& problem, const DmoPlannerOptions& options) {
   // Every counted end is a multiple of the smaller of the alignment and the
   // rounding, so no arena is below the bound rounded up to that.
   const int64_t granule = std::max<int64_t>(std::min(options.alignment, options.end_rounding), 1);
-  const int64_t bound = align_up(
-      options.use_overlaps ? chain_lower_bound_with_overlap_bytes(problem) : lower_bound_bytes(problem), granule);
+  const LiveProfile profile = live_profile(problem);
+  const int64_t bound = align_up(options.use_overlaps ? chain_lower_bound_with_overlap_bytes(problem, profile)
+                                                      : lower_bound_bytes(problem, profile.live),
+                                 granule);
 
   std::vector<int32_t> best_order = placer.reverse_order();
   Plan best = placer.place(best_order);
-  for (const std::vector<int32_t>& start : {pressure_order(problem), size_order(problem)}) {
+  for (const std::vector<int32_t>& start : {pressure_order(problem, profile), size_order(problem)}) {
     if (best.arena_size <= bound) break;
     Plan plan = placer.place(start);
     if (plan.arena_size < best.arena_size) {

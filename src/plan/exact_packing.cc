@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "dmo/plan/alias_groups.h"
+#include "dmo/plan/bounds.h"
 #include "dmo/plan/plan.h"
 
 namespace dmo {
@@ -154,13 +155,7 @@ class ExactPacker {
           if (offset_[j] >= 0 || j > k) need -= overlap_[k * n_ + j];  // each unplaced pair once
         }
       }
-      std::sort(spans.begin(), spans.end());
-      int64_t held = 0, covered_to = level;
-      for (const auto& [from, to] : spans) {
-        const int64_t start = std::max(from, covered_to);
-        if (to > start) held += to - start;
-        covered_to = std::max(covered_to, to);
-      }
+      const int64_t held = union_bytes(spans);  // the spans start at `level` or above
       if (need > best_ - 1 - level - held) return false;  // every end below best_
     }
     return true;
@@ -296,6 +291,42 @@ std::vector<char> window_eligible_buffers(const MemoryProblem& problem, int64_t 
     }
   }
   return eligible;
+}
+
+std::optional<std::vector<int32_t>> window_buffers(const MemoryProblem& problem, const std::vector<char>& eligible,
+                                                   int32_t centre, int32_t max_buffers, int32_t excluded) {
+  // The buffers live in [lo, hi].
+  auto members = [&](int32_t lo, int32_t hi) {
+    std::vector<int32_t> in;
+    for (size_t b = 0; b < problem.buffers.size(); ++b) {
+      if (!eligible[b] || static_cast<int32_t>(b) == excluded) continue;
+      const Lifetime& l = problem.buffers[b].lifetime;
+      if (std::max(l.first, 0) <= hi && std::min(l.last, problem.op_count - 1) >= lo) {
+        in.push_back(static_cast<int32_t>(b));
+      }
+    }
+    return in;
+  };
+  int32_t lo = centre, hi = centre;
+  std::vector<int32_t> window = members(lo, hi);
+  if (static_cast<int32_t>(window.size()) > max_buffers) return std::nullopt;
+  for (;;) {
+    std::vector<int32_t> left, right;
+    const bool can_left = lo > 0, can_right = hi + 1 < problem.op_count;
+    if (can_left) left = members(lo - 1, hi);
+    if (can_right) right = members(lo, hi + 1);
+    const bool left_ok = can_left && static_cast<int32_t>(left.size()) <= max_buffers;
+    const bool right_ok = can_right && static_cast<int32_t>(right.size()) <= max_buffers;
+    if (!left_ok && !right_ok) break;
+    if (left_ok && (!right_ok || left.size() <= right.size())) {
+      --lo;
+      window = std::move(left);
+    } else {
+      ++hi;
+      window = std::move(right);
+    }
+  }
+  return window;
 }
 
 }  // namespace dmo

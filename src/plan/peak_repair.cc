@@ -164,46 +164,17 @@ class PeakRepairer {
     return {std::max(l.first, 0), std::min(l.last, problem_.op_count - 1)};
   }
 
-  // Eligible buffers live at some time in [lo, hi], but `excluded`.
-  std::vector<int32_t> live_in(int32_t lo, int32_t hi, int32_t excluded) const {
-    std::vector<int32_t> in;
-    for (size_t b = 0; b < problem_.buffers.size(); ++b) {
-      if (!eligible_[b] || static_cast<int32_t>(b) == excluded) continue;
-      const auto [first, last] = times(b);
-      if (first <= hi && last >= lo) in.push_back(static_cast<int32_t>(b));
-    }
-    return in;
-  }
-
   // The eligible buffers live around the time in `buffer`'s life with the
-  // most live bytes, grown a time at a time, on the side adding fewer,
-  // while at most max_buffers; always `buffer` itself, never `excluded`.
+  // most live bytes (window_buffers), or `buffer` alone when they are too
+  // many there; never `excluded`.
   std::vector<int32_t> window_around(int32_t buffer, int32_t excluded) const {
     const auto [first, last] = times(static_cast<size_t>(buffer));
     int32_t centre = first;
     for (int32_t t = first; t <= last && static_cast<size_t>(t) < live_.size(); ++t) {
       if (live_[static_cast<size_t>(t)] > live_[static_cast<size_t>(centre)]) centre = t;
     }
-    int32_t lo = centre, hi = centre;
-    std::vector<int32_t> window = live_in(lo, hi, excluded);
-    if (static_cast<int32_t>(window.size()) > options_.max_buffers) return {buffer};
-    for (;;) {
-      std::vector<int32_t> left, right;
-      const bool can_left = lo > 0, can_right = hi + 1 < problem_.op_count;
-      if (can_left) left = live_in(lo - 1, hi, excluded);
-      if (can_right) right = live_in(lo, hi + 1, excluded);
-      const bool left_ok = can_left && static_cast<int32_t>(left.size()) <= options_.max_buffers;
-      const bool right_ok = can_right && static_cast<int32_t>(right.size()) <= options_.max_buffers;
-      if (!left_ok && !right_ok) break;
-      if (left_ok && (!right_ok || left.size() <= right.size())) {
-        --lo;
-        window = std::move(left);
-      } else {
-        ++hi;
-        window = std::move(right);
-      }
-    }
-    return window;
+    return window_buffers(problem_, eligible_, centre, options_.max_buffers, excluded)
+        .value_or(std::vector<int32_t>{buffer});
   }
 
   // Every other placed buffer live together with one of `movable`, where `plan` has it.

@@ -2,11 +2,15 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "dmo/plan/memory_problem.h"
 
 namespace dmo {
+
+// Bytes a set of [start, end) spans covers together (sorts them).
+int64_t union_bytes(std::vector<std::pair<int64_t, int64_t>>& spans);
 
 // Every buffer its own memory: the sum of their sizes.
 int64_t naive_bytes(const MemoryProblem& problem);
@@ -24,12 +28,26 @@ std::vector<int64_t> live_bytes_per_op(const MemoryProblem& problem);
 // same over inputs: the smaller sum. One pair: its safe overlap.
 std::vector<int64_t> overlap_saving_per_op(const MemoryProblem& problem);
 
+// Both per-op figures, for callers working out several bounds of one
+// problem: each bound below also takes them instead of the problem alone.
+struct LiveProfile {
+  std::vector<int64_t> live;    // live_bytes_per_op
+  std::vector<int64_t> saving;  // overlap_saving_per_op
+};
+LiveProfile live_profile(const MemoryProblem& problem);
+
+// Per op, the live bytes less the overlaps' saving: no plan needs fewer
+// bytes at that op (lower_bound_with_overlap_bytes is their largest).
+std::vector<int64_t> live_bytes_less_saving_per_op(const MemoryProblem& problem);
+
 // No plan without overlaps can use less: the largest per-op live total (and
 // the end of every fixed buffer).
 int64_t lower_bound_bytes(const MemoryProblem& problem);
+int64_t lower_bound_bytes(const MemoryProblem& problem, const std::vector<int64_t>& live_bytes);
 
 // With overlaps: at each op the live bytes less the overlap saving there.
 int64_t lower_bound_with_overlap_bytes(const MemoryProblem& problem);
+int64_t lower_bound_with_overlap_bytes(const MemoryProblem& problem, const LiveProfile& profile);
 
 // The per-op bound with overlaps, tightened by chains: when an op's live
 // bytes exceed the arena, its output must overlap its input, sitting below
@@ -42,5 +60,6 @@ int64_t lower_bound_with_overlap_bytes(const MemoryProblem& problem);
 // live (any of them may be the one that overlaps). The smallest arena
 // meeting both.
 int64_t chain_lower_bound_with_overlap_bytes(const MemoryProblem& problem);
+int64_t chain_lower_bound_with_overlap_bytes(const MemoryProblem& problem, const LiveProfile& profile);
 
 }  // namespace dmo

@@ -87,4 +87,11 @@ std::optional<std::vector<int64_t>> exact_packing_around(const MemoryProblem& pr
 // overlap pair allowing a negative step.
 std::vector<char> window_eligible_buffers(const MemoryProblem& problem, int64_t alignment);
 
+// A window of times grown from `centre` a time at a time, on the side
+// adding fewer buffers, while the `eligible` buffers live in it (all but
+// `excluded`) are at most `max_buffers`: those buffers. Nothing when the
+// centre alone has more.
+std::optional<std::vector<int32_t>> window_buffers(const MemoryProblem& problem, const std::vector<char>& eligible,
+                                                   int32_t centre, int32_t max_buffers, int32_t excluded = -1);
+
 }  // namespace dmo
