@@ -322,6 +322,13 @@ TEST(PeakRepair, ReachesTheBoundOnTheSyntheticRecurrentGraph) {
   EXPECT_EQ(repaired.arena_size, 10240);
   EXPECT_EQ(repaired.arena_size, chain_lower_bound_with_overlap_bytes(r.problem));
   EXPECT_TRUE(validate_plan(r.problem, repaired, 16).empty());
+
+  // The repair alone does it, within its work budget; with none it does nothing.
+  const int64_t bound = chain_lower_bound_with_overlap_bytes(r.problem);
+  EXPECT_EQ(repair_peak(r.problem, searched, bound).arena_size, 10240);
+  PeakRepairOptions no_work;
+  no_work.work_budget = 0;
+  EXPECT_EQ(repair_peak(r.problem, searched, bound, no_work).offsets, searched.offsets);
 }
 
 }  // namespace

@@ -255,7 +255,7 @@ std::optional<std::vector<int64_t>> exact_packing_around(const MemoryProblem& pr
                                                          std::span<const int32_t> movable,
                                                          std::span<const PlacedBuffer> fixed,
                                                          std::span<const int32_t> descending_ops,
-                                                         const ExactPackingOptions& options) {
+                                                         const ExactPackingOptions& options, int64_t* nodes) {
   std::vector<int32_t> buffers(movable.begin(), movable.end());
   std::vector<int64_t> offsets;
   for (const PlacedBuffer& f : fixed) {
@@ -268,6 +268,7 @@ std::optional<std::vector<int64_t>> exact_packing_around(const MemoryProblem& pr
   }
   ExactPacker packer(problem, buffers, offsets, &descending, options);
   packer.run();
+  if (nodes) *nodes = packer.nodes();
   // Out of budget, the best packing found is still a valid one.
   if (packer.best_offsets().empty()) return std::nullopt;
   return packer.best_offsets();

@@ -17,13 +17,16 @@ class PeakRepairer {
       : problem_(problem),
         options_(options),
         eligible_(window_eligible_buffers(problem, options.alignment)),
-        live_(live_bytes_per_op(problem)) {
+        live_(live_bytes_per_op(problem)),
+        work_left_(options.work_budget) {
     // The packing's offsets are multiples of the default alignment: a
     // buffer needing more stays where it is.
     for (size_t b = 0; b < problem.buffers.size(); ++b) {
       if (options.alignment % alignment_of(problem.buffers[b], options.alignment) != 0) eligible_[b] = 0;
     }
   }
+
+  bool out_of_work() const { return work_left_ <= 0; }
 
   // The buffers whose rounded end is at `top` in `plan`.
   std::vector<int32_t> at_top(const Plan& plan, int64_t top) const {
@@ -43,7 +46,7 @@ class PeakRepairer {
   // Moves `buffer` below `top` in `plan`, with the window around it, or
   // else to a lower offset, clearing the buffers it lands on; false when
   // neither works (`plan` may then be changed, below `top` still).
-  bool lower(Plan& plan, int32_t buffer, int64_t top) const {
+  bool lower(Plan& plan, int32_t buffer, int64_t top) {
     if (end(plan, static_cast<size_t>(buffer)) < top) return true;  // moved with an earlier window
     if (!eligible_[static_cast<size_t>(buffer)]) return false;
     if (repack(plan, window_around(buffer, -1), top)) return true;
@@ -54,7 +57,7 @@ class PeakRepairer {
   // Re-packs `movable` (and any buffer around them reaching the top)
   // exactly below `top`, every other buffer staying; false when no such
   // packing is found.
-  bool repack(Plan& plan, std::vector<int32_t> movable, int64_t top) const {
+  bool repack(Plan& plan, std::vector<int32_t> movable, int64_t top) {
     // Buffers of the window's times that stay but reach the top must move
     // too, or nothing can be below it.
     std::vector<PlacedBuffer> staying;
@@ -78,9 +81,12 @@ class PeakRepairer {
     // A node costs about the square of the buffers in and around the
     // window: a long-lived buffer at the top brings many that stay.
     const auto around_count = static_cast<int64_t>(movable.size() + staying.size());
+    if (around_count > options_.max_around || work_left_ <= 0) return false;
     packing.node_budget = std::max<int64_t>(100, options_.node_budget * 32 / std::max<int64_t>(32, around_count));
     packing.ceiling = top;
-    const auto offsets = exact_packing_around(problem_, movable, staying, plan.descending_ops, packing);
+    int64_t nodes = 0;
+    const auto offsets = exact_packing_around(problem_, movable, staying, plan.descending_ops, packing, &nodes);
+    work_left_ -= std::max<int64_t>(nodes, 1) * around_count;
     if (!offsets) return false;
     for (size_t k = 0; k < movable.size(); ++k) plan.offsets[static_cast<size_t>(movable[k])] = (*offsets)[k];
     return true;
@@ -91,7 +97,7 @@ class PeakRepairer {
   // buffer live with it, fewest bytes landed on first) and re-pack a
   // window around each buffer whose bytes it lands on, itself staying.
   // The first offset where every window packs is kept.
-  bool move_and_clear(Plan& plan, int32_t buffer, int64_t top) const {
+  bool move_and_clear(Plan& plan, int32_t buffer, int64_t top) {
     const auto b = static_cast<size_t>(buffer);
     const int64_t size = problem_.buffers[b].size;
     const int64_t alignment = options_.alignment;
@@ -197,20 +203,20 @@ class PeakRepairer {
   const PeakRepairOptions& options_;
   std::vector<char> eligible_;
   std::vector<int64_t> live_;
+  int64_t work_left_;  // of options_.work_budget
 };
 
 }  // namespace
 
 Plan repair_peak(const MemoryProblem& problem, Plan plan, int64_t floor, const PeakRepairOptions& options) {
   if (plan.offsets.size() != problem.buffers.size() || problem.op_count <= 0) return plan;
-  const PeakRepairer repairer(problem, options);
-  int32_t windows = options.max_windows;
-  while (plan.arena_size > floor && windows > 0) {
+  PeakRepairer repairer(problem, options);
+  while (plan.arena_size > floor && !repairer.out_of_work()) {
     const int64_t top = plan.arena_size;
     Plan trial = plan;
     bool lowered = true;
     for (int32_t buffer : repairer.at_top(plan, top)) {
-      if (windows-- <= 0 || !repairer.lower(trial, buffer, top)) {
+      if (!repairer.lower(trial, buffer, top)) {
         lowered = false;
         break;
       }

@@ -75,12 +75,12 @@ struct PlacedBuffer {
 // pair allowing only the side its op walks (`descending_ops` as in Plan),
 // and the arena they and `fixed` make is the smallest such, below
 // options.ceiling. Nothing when no packing is below the ceiling or the
-// node budget runs out first.
+// node budget runs out first. `nodes` counts the nodes searched when given.
 std::optional<std::vector<int64_t>> exact_packing_around(const MemoryProblem& problem,
                                                          std::span<const int32_t> movable,
                                                          std::span<const PlacedBuffer> fixed,
                                                          std::span<const int32_t> descending_ops,
-                                                         const ExactPackingOptions& options);
+                                                         const ExactPackingOptions& options, int64_t* nodes = nullptr);
 
 // The buffers exact packing may move: non-zero size, in no alias group,
 // not fixed, with an alignment the packing's lattice honours, and in no

@@ -15,9 +15,10 @@
 // larger.
 //
 // Cost: per window O(n * w) to collect it (n buffers, w times it spans),
-// plus the packing's nodes, each O(k^2) for the k buffers in and around
-// the window (node_budget * 32 / k of them, so about node_budget * 32 * k
-// steps); at most max_windows windows.
+// plus the packing's nodes, each about O(m * k) for its m buffers to pack
+// and the k in and around the window (node_budget * 32 / k nodes at most,
+// k at most max_around), until the nodes searched, each counted k times,
+// reach work_budget.
 #pragma once
 
 #include <cstdint>
@@ -33,7 +34,11 @@ struct PeakRepairOptions {
   int32_t max_buffers = 16;   // moved per window
   // Per window of up to 32 buffers in and around it; fewer nodes for more.
   int64_t node_budget = 4000;
-  int32_t max_windows = 1000;  // per plan
+  // A window with more buffers in and around it is not packed.
+  int32_t max_around = 512;
+  // Per plan: nodes searched times the buffers in and around their window
+  // (about 2^26 is a tenth of a second).
+  int64_t work_budget = int64_t{1} << 26;
   // Offsets tried for a buffer whose own window does not pack (one living
   // longer than a window): the buffers it lands on are then re-packed.
   int32_t spots_tried = 8;
