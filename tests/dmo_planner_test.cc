@@ -373,5 +373,29 @@ TEST(DmoPlannerFigures, NeverAboveTflmAndNearTheBoundOnEveryModel) {
   }
 }
 
+// Where many buffers live together each placement walks many conflicts:
+// the search stops once its placements have walked work_budget of them.
+// With none left it searches nothing, as with a search budget of 0.
+TEST(DmoPlanner, SearchStopsAtItsWorkBudget) {
+  std::mt19937 rng(20261203);
+  MemoryProblem dense;
+  dense.op_count = 40;
+  for (int32_t b = 0; b < 300; ++b) {
+    const int32_t first = std::uniform_int_distribution<int32_t>(-1, 30)(rng);
+    const int32_t last = first + std::uniform_int_distribution<int32_t>(0, 9)(rng);
+    dense.buffers.push_back({b, 16 * std::uniform_int_distribution<int64_t>(1, 40)(rng), {first, std::max(last, 0)}});
+  }
+  DmoPlannerOptions no_search, no_work, repair_off;
+  repair_off.repair_peak = no_search.repair_peak = no_work.repair_peak = false;
+  no_search.search_budget = 0;
+  no_work.work_budget = 0;
+  const Plan searched = plan_dmo(dense, repair_off);
+  const Plan unsearched = plan_dmo(dense, no_search);
+  ASSERT_LT(searched.arena_size, unsearched.arena_size) << "the search must have something to do here";
+  const Plan stopped = plan_dmo(dense, no_work);
+  EXPECT_EQ(stopped.offsets, unsearched.offsets);
+  EXPECT_TRUE(validate_plan(dense, stopped, 16).empty());
+}
+
 }  // namespace
 }  // namespace dmo

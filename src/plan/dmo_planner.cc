@@ -77,9 +77,10 @@ Plan plan_dmo(const MemoryProblem& problem, const DmoPlannerOptions& options) {
   // another buffer; keep the move when the arena shrinks. Buffers that end at
   // the arena's top are tried first, then all others.
   int32_t budget = options.search_budget;
+  auto in_budget = [&] { return budget > 0 && placer.work() < options.work_budget; };
   const auto n = static_cast<int32_t>(best_order.size());
   bool improved = true;
-  while (improved && budget > 0 && best.arena_size > bound) {
+  while (improved && in_budget() && best.arena_size > bound) {
     improved = false;
     std::vector<int32_t> movers, others;
     for (int32_t pos = 0; pos < n; ++pos) {
@@ -102,7 +103,7 @@ Plan plan_dmo(const MemoryProblem& problem, const DmoPlannerOptions& options) {
       bool skipping_built = false;
       OverlapPlacer::Partial trial;
       const int32_t moved = best_order[static_cast<size_t>(from)];
-      for (int32_t to = 0; to < n && budget > 0 && !improved; ++to) {
+      for (int32_t to = 0; to < n && in_budget() && !improved; ++to) {
         if (to == from) continue;
         if (to > from && !skipping_built) {
           placer.prefix(best_track, from, skipping);
@@ -139,7 +140,7 @@ Plan plan_dmo(const MemoryProblem& problem, const DmoPlannerOptions& options) {
         }
         improved = true;
       }
-      if (improved || budget <= 0) break;
+      if (improved || !in_budget()) break;
     }
   }
 

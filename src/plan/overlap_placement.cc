@@ -111,6 +111,7 @@ void OverlapPlacer::forbidden_ranges(int32_t root, const Partial& partial, Start
     const int64_t size = problem_.buffers[static_cast<size_t>(m)].size;
     if (size == 0) continue;
     const int64_t shift = groups_.offset_in_root(m);
+    work_ += static_cast<int64_t>(conflicts_[static_cast<size_t>(m)].size()) + 1;
     for (const auto& [t, paired] : conflicts_[static_cast<size_t>(m)]) {
       if (!partial.placed[static_cast<size_t>(t)]) continue;
       const int64_t t_start = partial.plan.offsets[static_cast<size_t>(t)];

@@ -13,8 +13,10 @@
 // (those live with it, then those live with any of them that land
 // elsewhere: OverlapPlacer::follow copies the rest from its best order's
 // placement after every prefix, kept in O(n) by OverlapPlacer::Track),
-// and it stops as soon as a plan reaches the lower bound. The peak repair
-// after it costs what peak_repair.h says.
+// and it stops as soon as a plan reaches the lower bound, or once its
+// placements have walked `work_budget` conflicts (where many buffers live
+// together c approaches n^2, and each add sorts its conflicts). The peak
+// repair after it costs what peak_repair.h says.
 #pragma once
 
 #include <cstdint>
@@ -32,6 +34,11 @@ struct DmoPlannerOptions {
   int64_t end_rounding = 16;
   // Placements tried by the refinement after the start orders.
   int32_t search_budget = 4000;
+  // And the conflicts its placements may walk (OverlapPlacer::work), about
+  // three seconds: on a problem where thousands of buffers live together a
+  // placement walks millions. The shared and zoo models need at most 26
+  // million (synthetic_rnn_5000).
+  int64_t work_budget = int64_t{1} << 27;
   // Then re-pack windows around the top exactly (peak_repair.h) while the
   // arena is above the bound. A search comparing many candidate problems
   // leaves it to the plan it keeps.

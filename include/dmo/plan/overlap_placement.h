@@ -32,6 +32,9 @@ class OverlapPlacer {
 
   // Places the buffers in `order` (a permutation of buffer indices).
   Plan place(const std::vector<int32_t>& order) const;
+  // The conflicts walked by every placement so far (each buffer added
+  // walks those of its group's members): what a search's budget counts.
+  int64_t work() const { return work_; }
 
   enum class Walk : char { kUndecided, kAscending, kDescending };
   // A placement under way: the groups placed so far and the walks they
@@ -153,6 +156,7 @@ class OverlapPlacer {
   std::vector<std::vector<Conflict>> conflicts_;     // per buffer
   std::vector<int64_t> root_alignment_;              // per group root: groups_.alignment
   std::vector<int64_t> lowest_root_offset_;          // per group root
+  mutable int64_t work_ = 0;                         // see work()
 };
 
 // The ops with an overlap pair the plan uses from above (output above its
