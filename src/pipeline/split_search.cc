@@ -77,7 +77,7 @@ std::set<int32_t> peak_ops(const Schedule& schedule, const MemoryProblem& proble
       ops.insert(schedule.steps[static_cast<size_t>(time)].op);
     }
   };
-  const std::vector<int64_t> need = live_bytes_less_saving_per_op(problem);
+  const std::vector<int64_t> need = live_profile(problem).less_saving();
   const int64_t highest = need.empty() ? 0 : std::max<int64_t>(0, *std::max_element(need.begin(), need.end()));
   for (size_t t = 0; t < need.size(); ++t) {
     if (need[t] == highest) add_time(static_cast<int32_t>(t));
@@ -189,7 +189,7 @@ SplitSearchResult search_split_stages(const Graph& graph, const PlanOptions& opt
   // offsets no bound is known, and a whole model's times are not its ops.
   std::vector<int64_t> unsplit_per_op;
   if (!has_fixed_offsets(current_problem) && !plans_whole_model(graph)) {
-    unsplit_per_op = live_bytes_less_saving_per_op(current_problem);
+    unsplit_per_op = live_profile(current_problem).less_saving();
   }
 
   // Per stage, the most its steps need with that stage alone: the largest
@@ -210,7 +210,7 @@ SplitSearchResult search_split_stages(const Graph& graph, const PlanOptions& opt
     const MemoryProblem problem = planned_problem(graph, alone, schedule, overlaps, &tilings);
     int64_t peak = 0;
     if (!has_fixed_offsets(problem)) {
-      const std::vector<int64_t> need = live_bytes_less_saving_per_op(problem);
+      const std::vector<int64_t> need = live_profile(problem).less_saving();
       const StepRange steps = stage_steps(schedule, c.stage);
       for (size_t t = steps.first; t < steps.end && t < need.size(); ++t) peak = std::max(peak, need[t]);
     }

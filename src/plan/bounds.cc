@@ -161,10 +161,10 @@ LiveProfile live_profile(const MemoryProblem& problem) {
   return {live_bytes_per_op(problem), overlap_saving_per_op(problem)};
 }
 
-std::vector<int64_t> live_bytes_less_saving_per_op(const MemoryProblem& problem) {
-  LiveProfile profile = live_profile(problem);
-  for (size_t op = 0; op < profile.live.size(); ++op) profile.live[op] -= profile.saving[op];
-  return std::move(profile.live);
+std::vector<int64_t> LiveProfile::less_saving() const {
+  std::vector<int64_t> need = live;
+  for (size_t op = 0; op < need.size(); ++op) need[op] -= saving[op];
+  return need;
 }
 
 int64_t lower_bound_bytes(const MemoryProblem& problem) {

@@ -27,8 +27,7 @@ std::vector<int32_t> size_order(const MemoryProblem& problem) {
 // at equal keys later-created buffers (an op's output) before earlier ones
 // (its input), so the input is placed over the output's end.
 std::vector<int32_t> pressure_order(const MemoryProblem& problem, const LiveProfile& profile) {
-  std::vector<int64_t> pressure = profile.live;
-  for (size_t op = 0; op < pressure.size(); ++op) pressure[op] -= profile.saving[op];
+  const std::vector<int64_t> pressure = profile.less_saving();
   std::vector<int64_t> key(problem.buffers.size(), 0);
   for (size_t b = 0; b < problem.buffers.size(); ++b) {
     const Lifetime& life = problem.buffers[b].lifetime;
@@ -172,9 +171,9 @@ Plan plan_dmo(const MemoryProblem& problem, const DmoPlannerOptions& options) {
     PeakRepairOptions repair;
     repair.alignment = options.alignment;
     repair.end_rounding = options.end_rounding;
-    if (options.use_overlaps) {
+    if (options.use_overlaps || problem.overlaps.empty()) {
       best = repair_peak(problem, std::move(best), bound, repair);
-    } else {
+    } else {  // pairs this plan may not use
       MemoryProblem without_overlaps = problem;
       without_overlaps.overlaps.clear();
       best = repair_peak(without_overlaps, std::move(best), bound, repair);

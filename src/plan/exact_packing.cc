@@ -71,12 +71,13 @@ class ExactPacker {
     // Only where a buffer to pack starts: elsewhere the placed ones alone
     // are live, or the same check is made at a start (fewer checks prune
     // less, never wrongly).
-    for (size_t k = 0; k < movable_; ++k) times_.push_back(life_[k].first);
-    std::sort(times_.begin(), times_.end());
-    times_.erase(std::unique(times_.begin(), times_.end()), times_.end());
+    std::vector<int32_t> times;
+    for (size_t k = 0; k < movable_; ++k) times.push_back(life_[k].first);
+    std::sort(times.begin(), times.end());
+    times.erase(std::unique(times.begin(), times.end()), times.end());
     // Per checked time, the buffers live then: a node's check walks those
     // rather than every buffer around the window.
-    for (int32_t t : times_) {
+    for (int32_t t : times) {
       std::vector<int32_t> live;
       for (size_t k = 0; k < n_; ++k) {
         if (life_[k].covers(t)) live.push_back(static_cast<int32_t>(k));
@@ -161,7 +162,6 @@ class ExactPacker {
     return true;
   }
 
-
   void search(const State& state, size_t placed) {
     if (++nodes_ > options_.node_budget) return;
     if (placed == movable_) {
@@ -230,8 +230,8 @@ class ExactPacker {
   std::vector<int64_t> size_, counted_;
   std::vector<Lifetime> life_;
   std::vector<int64_t> up_, overlap_;
-  std::vector<int32_t> times_;
-  std::vector<std::vector<int32_t>> live_at_;  // per entry of times_
+  // Per time where a buffer to pack starts, the buffers live then.
+  std::vector<std::vector<int32_t>> live_at_;
   std::vector<int64_t> offset_;
   int64_t best_ = kNone;
   std::vector<int64_t> best_offsets_;

@@ -33,12 +33,12 @@ std::vector<int64_t> overlap_saving_per_op(const MemoryProblem& problem);
 struct LiveProfile {
   std::vector<int64_t> live;    // live_bytes_per_op
   std::vector<int64_t> saving;  // overlap_saving_per_op
+
+  // Per op, the live bytes less the overlaps' saving: no plan needs fewer
+  // bytes at that op (lower_bound_with_overlap_bytes is their largest).
+  std::vector<int64_t> less_saving() const;
 };
 LiveProfile live_profile(const MemoryProblem& problem);
-
-// Per op, the live bytes less the overlaps' saving: no plan needs fewer
-// bytes at that op (lower_bound_with_overlap_bytes is their largest).
-std::vector<int64_t> live_bytes_less_saving_per_op(const MemoryProblem& problem);
 
 // No plan without overlaps can use less: the largest per-op live total (and
 // the end of every fixed buffer).

@@ -4,7 +4,7 @@
 // every buffer at the top moves below it, the arena falls and the step
 // repeats on the new top; it stops at `floor` (a lower bound), when a top
 // buffer cannot move (not eligible for packing, or no packing of its window
-// is below the top) or when the windows run out. A buffer living longer
+// is below the top) or when its work budget runs out. A buffer living longer
 // than a window is moved to an offset below the top, and windows around
 // the buffers it lands on are re-packed around it. The heuristic search
 // before it places buffers one at a time and cannot undo a fragmented
