@@ -1,10 +1,13 @@
 #include "dmo/tflite/reader.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
-#include <fstream>
 #include <type_traits>
 
 #include "dmo/error.h"
@@ -387,20 +390,47 @@ Graph read_tflite_bytes(std::span<const uint8_t> bytes, const std::string& sourc
   return Importer(bytes, source).run();
 }
 
-Graph read_tflite_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) throw Error(fmt::format("{}: cannot open file", path));
-  std::streamoff size = in.tellg();
-  if (size < 0) throw Error(fmt::format("{}: cannot read file", path));
-  // Reading the whole file: models for micro-controllers are small.
-  if (size > kMaxModelFileBytes) {
-    throw Error(fmt::format("{}: file is {} bytes, above the {}-byte limit (larger than a TFLite flatbuffer can be)",
-                            path, size, kMaxModelFileBytes));
+namespace {
+
+// The file's bytes mapped read-only, its pages read in by one call: no copy
+// of a model whose weights the import copies anyway, and no page faults
+// one by one (costly on virtual machines).
+class MappedFile {
+ public:
+  explicit MappedFile(const std::string& path) {
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw Error(fmt::format("{}: cannot open file", path));
+    struct stat status {};
+    const bool regular = fstat(fd, &status) == 0 && S_ISREG(status.st_mode);
+    size_ = regular ? static_cast<size_t>(status.st_size) : 0;
+    // Reading the whole file: models for micro-controllers are small.
+    if (regular && status.st_size > kMaxModelFileBytes) {
+      close(fd);
+      throw Error(fmt::format("{}: file is {} bytes, above the {}-byte limit (larger than a TFLite flatbuffer can be)",
+                              path, status.st_size, kMaxModelFileBytes));
+    }
+    void* mapped = regular && size_ > 0 ? mmap(nullptr, size_, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0) : nullptr;
+    close(fd);
+    if (!regular || mapped == MAP_FAILED) throw Error(fmt::format("{}: cannot read file", path));
+    data_ = static_cast<const uint8_t*>(mapped);
   }
-  std::vector<uint8_t> bytes(static_cast<size_t>(size));
-  in.seekg(0);
-  if (!in.read(reinterpret_cast<char*>(bytes.data()), size)) throw Error(fmt::format("{}: cannot read file", path));
-  return read_tflite_bytes(bytes, path);
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  ~MappedFile() {
+    if (data_) munmap(const_cast<uint8_t*>(data_), size_);
+  }
+  std::span<const uint8_t> bytes() const { return {data_, size_}; }
+
+ private:
+  const uint8_t* data_ = nullptr;  // nothing for an empty file
+  size_t size_ = 0;
+};
+
+}  // namespace
+
+Graph read_tflite_file(const std::string& path) {
+  const MappedFile file(path);
+  return read_tflite_bytes(file.bytes(), path);
 }
 
 }  // namespace dmo
