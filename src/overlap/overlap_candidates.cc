@@ -49,8 +49,13 @@ std::vector<OverlapCandidate> candidates(const Subgraph& subgraph, const std::ve
 
 std::vector<OverlapCandidate> overlap_candidates(const Graph& graph, const Schedule& schedule,
                                                  bool preserve_graph_inputs) {
-  return candidates(graph.main(), schedule_lifetimes(graph, schedule),
-                    last_step_of_ops(schedule, graph.main().ops.size()), preserve_graph_inputs);
+  return overlap_candidates(graph, schedule, schedule_lifetimes(graph, schedule), preserve_graph_inputs);
+}
+
+std::vector<OverlapCandidate> overlap_candidates(const Graph& graph, const Schedule& schedule,
+                                                 const std::vector<Lifetime>& lifetimes, bool preserve_graph_inputs) {
+  return candidates(graph.main(), lifetimes, last_step_of_ops(schedule, graph.main().ops.size()),
+                    preserve_graph_inputs);
 }
 
 std::vector<OverlapCandidate> called_subgraph_candidates(const Graph& graph) {

@@ -46,13 +46,15 @@ int64_t closed_form_overlap(const Graph& graph, const StageTiling& tiling, const
 
 std::vector<StageOverlap> compute_stage_overlaps(const Graph& graph, const Schedule& schedule,
                                                  const SafeOverlapOptions& options, StageOverlapDepth depth,
-                                                 StageTilingMemo* memo) {
+                                                 StageTilingMemo* memo, const std::vector<Lifetime>* lifetimes) {
   std::vector<StageOverlap> result;
   if (schedule.stages.empty()) return result;
   StageTilingMemo own(graph);
   StageTilingMemo& tilings = memo ? *memo : own;
   const Subgraph& sg = graph.main();
-  const std::vector<OverlapCandidate> candidates = overlap_candidates(graph, schedule, options.preserve_graph_inputs);
+  const std::vector<OverlapCandidate> candidates =
+      lifetimes ? overlap_candidates(graph, schedule, *lifetimes, options.preserve_graph_inputs)
+                : overlap_candidates(graph, schedule, options.preserve_graph_inputs);
   std::optional<Interpreter> interpreter;
   if (depth == StageOverlapDepth::kLoopNests && options.method != OverlapMethod::kNone) {
     interpreter.emplace(graph, unshared_placement(sg), schedule);

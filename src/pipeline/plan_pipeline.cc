@@ -145,7 +145,11 @@ ScheduledPlanProblem scheduled_plan_problem(const Graph& graph, const PlanOption
   unuse_view_overlaps(schedule, overlaps);
   // Overlap pairs join tensors; the scratch buffers come after them.
   add_scheduled_overlap_pairs(graph, schedule, p.problem, overlaps);
-  p.stage_overlaps = compute_stage_overlaps(graph, schedule, safe_overlap_options(options), depth, memo);
+  // The schedule's lifetimes, unless a whole model's (the model timeline's)
+  // or the graph inputs' were kept to the end.
+  const bool own_lifetimes = !plans_whole_model(graph) && !options.preserve_graph_inputs;
+  p.stage_overlaps = compute_stage_overlaps(graph, schedule, safe_overlap_options(options), depth, memo,
+                                            own_lifetimes ? &p.lifetimes : nullptr);
   add_stage_overlap_pairs(p.problem, p.stage_overlaps);
   p.scratch_buffers = kernel_scratch_buffers(graph, options.families);
   add_scratch_buffers(p.problem, p.scratch_buffers, p.op_times);
@@ -160,9 +164,17 @@ std::vector<OpOverlap> unsplit_safe_overlaps(const Graph& graph, const PlanOptio
 }
 
 MemoryProblem planned_problem(const Graph& graph, const PlanOptions& options, const Schedule& schedule,
-                              std::vector<OpOverlap> overlaps, StageTilingMemo* memo) {
+                              const std::vector<OpOverlap>& overlaps, StageTilingMemo* memo) {
   require_reference_kernels_for_split(graph, options);
-  return scheduled_plan_problem(graph, options, schedule, overlaps, StageOverlapDepth::kClosedForm, memo).problem;
+  // Only each pair and the bytes it may overlap reach the problem: a search
+  // builds thousands, and the rules and per-family figures are not copied.
+  std::vector<OpOverlap> used(overlaps.size());
+  for (size_t i = 0; i < overlaps.size(); ++i) {
+    used[i].pair = overlaps[i].pair;
+    used[i].used_bytes = overlaps[i].used_bytes;
+    used[i].used_descending_bytes = overlaps[i].used_descending_bytes;
+  }
+  return scheduled_plan_problem(graph, options, schedule, used, StageOverlapDepth::kClosedForm, memo).problem;
 }
 
 PlanResult plan_model(const Graph& graph, const PlanOptions& options) {

@@ -35,6 +35,10 @@ Schedule split_schedule(const Graph& graph, const std::vector<SplitStage>& stage
       owner = static_cast<int32_t>(s);
     }
   }
+  // A stage of many tiles has thousands of steps: one allocation for them.
+  size_t step_count = sg.ops.size();
+  for (const StageTiling* tiling : tilings) step_count += tiling->rows.size() * static_cast<size_t>(tiling->op_count());
+  schedule.steps.reserve(step_count);
   for (int32_t op = 0; op < static_cast<int32_t>(sg.ops.size()); ++op) {
     if (stage_of[static_cast<size_t>(op)] < 0) {
       ScheduleStep step;
@@ -63,6 +67,7 @@ Schedule split_schedule(const Graph& graph, const std::vector<SplitStage>& stage
           step.region.col_end = cols[at].end;
         }
         // The band this tile reads from (the previous op's) and the one it writes.
+        step.bands.reserve(static_cast<size_t>(k > 0) + static_cast<size_t>(k + 1 < n));
         if (k > 0) step.bands.push_back({tiling.outputs[at - 1], rows[at - 1].begin, cols[at - 1].begin});
         if (k + 1 < n) step.bands.push_back({tiling.outputs[at], rows[at].begin, cols[at].begin});
         schedule.steps.push_back(std::move(step));

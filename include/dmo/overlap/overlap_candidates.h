@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "dmo/model/graph.h"
+#include "dmo/model/lifetime.h"
 #include "dmo/schedule/schedule.h"
 
 namespace dmo {
@@ -27,6 +28,9 @@ struct OverlapCandidate {
 // does not run gets a candidate without input.
 std::vector<OverlapCandidate> overlap_candidates(const Graph& graph, const Schedule& schedule,
                                                  bool preserve_graph_inputs);
+// The same from schedule_lifetimes(graph, schedule), when the caller has them.
+std::vector<OverlapCandidate> overlap_candidates(const Graph& graph, const Schedule& schedule,
+                                                 const std::vector<Lifetime>& lifetimes, bool preserve_graph_inputs);
 
 // For a model of several subgraphs, planned whole (model/model_timeline.h):
 // one candidate per op of subgraphs 1.. in flat op order, with flat op and

@@ -42,10 +42,12 @@ enum class StageOverlapDepth { kClosedForm, kLoopNests };
 // options.method (algorithmic: the loop nests' value, when computed),
 // floored to options.alignment; 0 when the input does not die in the stage
 // or the method is none.
-// `memo`: the stages' tilings already worked out (transform/stage_tiling.h).
+// `memo`: the stages' tilings already worked out (transform/stage_tiling.h);
+// `lifetimes`: schedule_lifetimes(graph, schedule), when the caller has them.
 std::vector<StageOverlap> compute_stage_overlaps(const Graph& graph, const Schedule& schedule,
                                                  const SafeOverlapOptions& options, StageOverlapDepth depth,
-                                                 StageTilingMemo* memo = nullptr);
+                                                 StageTilingMemo* memo = nullptr,
+                                                 const std::vector<Lifetime>* lifetimes = nullptr);
 
 // One ascending overlap pair per stage with used_bytes > 0, keyed to the
 // stage's first op (its walk: its own pairs are unused, see below).

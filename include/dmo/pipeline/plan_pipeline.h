@@ -133,7 +133,7 @@ std::vector<OpOverlap> unsplit_safe_overlaps(const Graph& graph, const PlanOptio
 // form here (a lower bound of the loop nests' value plan_model uses), so
 // trying a stage runs no kernel. `memo`: the stages' tilings already worked out.
 MemoryProblem planned_problem(const Graph& graph, const PlanOptions& options, const Schedule& schedule,
-                              std::vector<OpOverlap> overlaps, StageTilingMemo* memo = nullptr);
+                              const std::vector<OpOverlap>& overlaps, StageTilingMemo* memo = nullptr);
 
 // dmo's plans of a schedule's problem: with split stages, also planned
 // with their bands live over the whole stage, and the smaller taken.
