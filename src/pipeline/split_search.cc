@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -15,6 +16,8 @@
 #include "dmo/error.h"
 #include "dmo/pipeline/plan_pipeline.h"
 #include "dmo/pipeline/scheduled_problem.h"
+#include "dmo/pipeline/stage_cover.h"
+#include "dmo/pipeline/stage_peaks.h"
 #include "dmo/plan/bounds.h"
 #include "dmo/plan/dmo_plan_choice.h"
 #include "dmo/plan/tflm_greedy_planner.h"
@@ -122,7 +125,7 @@ bool has_fixed_offsets(const MemoryProblem& problem) {
 
 // The planned sets no other beats on both figures, extra MACs ascending.
 std::vector<SplitTradeoff> pareto_front(std::vector<SplitTradeoff> planned) {
-  std::sort(planned.begin(), planned.end(), [](const SplitTradeoff& a, const SplitTradeoff& b) {
+  std::stable_sort(planned.begin(), planned.end(), [](const SplitTradeoff& a, const SplitTradeoff& b) {
     return a.extra_macs != b.extra_macs ? a.extra_macs < b.extra_macs : a.arena_bytes < b.arena_bytes;
   });
   std::vector<SplitTradeoff> front;
@@ -134,7 +137,8 @@ std::vector<SplitTradeoff> pareto_front(std::vector<SplitTradeoff> planned) {
 
 }  // namespace
 
-SplitSearchResult search_split_stages(const Graph& graph, const PlanOptions& options, double max_recompute_percent) {
+SplitSearchResult search_split_stages(const Graph& graph, const PlanOptions& options, double max_recompute_percent,
+                                      bool trade_off_curve) {
   if (!(max_recompute_percent >= 0) || !std::isfinite(max_recompute_percent)) {
     throw Error(fmt::format("--max-recompute {}: expected a percentage of at least 0", max_recompute_percent));
   }
@@ -179,41 +183,31 @@ SplitSearchResult search_split_stages(const Graph& graph, const PlanOptions& opt
   StageTilingMemo tilings(graph);
   // Candidates are planned as plan_model plans dmo's plan (its problem, then
   // choose_scheduled_plan), without the other figures; the one chosen in full.
-  Schedule current_schedule = default_schedule(graph);
-  MemoryProblem current_problem = planned_problem(graph, unsplit, current_schedule, overlaps);
+  const Schedule unsplit_schedule = default_schedule(graph);
+  const MemoryProblem unsplit_problem = planned_problem(graph, unsplit, unsplit_schedule, overlaps);
   // The search compares plans without the peak repair (much slower, and
   // its path would depend on it); the set it keeps is planned in full.
-  Plan current_dmo = DmoPlanChooser(current_problem, options.alignment).without_peak_repair().choice().dmo;
-  result.unsplit_bytes = current_dmo.arena_size;
+  const Plan unsplit_dmo = DmoPlanChooser(unsplit_problem, options.alignment).without_peak_repair().choice().dmo;
+  result.unsplit_bytes = unsplit_dmo.arena_size;
+  Schedule current_schedule = unsplit_schedule;
+  MemoryProblem current_problem = unsplit_problem;
+  Plan current_dmo = unsplit_dmo;
   // Per op of the unsplit problem, for bound_outside_stages: with fixed
   // offsets no bound is known, and a whole model's times are not its ops.
   std::vector<int64_t> unsplit_per_op;
-  if (!has_fixed_offsets(current_problem) && !plans_whole_model(graph)) {
-    unsplit_per_op = live_profile(current_problem).less_saving();
+  if (!has_fixed_offsets(unsplit_problem) && !plans_whole_model(graph)) {
+    unsplit_per_op = live_profile(unsplit_problem).less_saving();
   }
 
-  // Per stage, the most its steps need with that stage alone: the largest
-  // live bytes less the overlaps' saving over them. In any set holding the
-  // stage its steps are the same, in the same order relative to every
-  // other op, so the same tensors (the other stages' bands live only in
-  // their own steps) and pairs (an op's pair lives at its op, a stage's
-  // over its steps) are live there: with bound_outside_stages, a lower
-  // bound of the set's per-op bound, hence of its chain bound, known
-  // without building the set's schedule and problem.
+  // Per stage, the most its steps need with that stage alone
+  // (stage_peaks.h): with bound_outside_stages, a lower bound of the set's
+  // per-op bound, hence of its chain bound, known without building the
+  // set's schedule and problem.
   std::map<std::string, int64_t> stage_peak_of;
   auto stage_peak = [&](const SplitCandidate& c) {
     const std::string key = split_spec(c.stage);
     if (const auto known = stage_peak_of.find(key); known != stage_peak_of.end()) return known->second;
-    PlanOptions alone = unsplit;
-    alone.split = {c.stage};
-    const Schedule schedule = split_schedule(graph, alone.split, {}, &tilings);
-    const MemoryProblem problem = planned_problem(graph, alone, schedule, overlaps, &tilings);
-    int64_t peak = 0;
-    if (!has_fixed_offsets(problem)) {
-      const std::vector<int64_t> need = live_profile(problem).less_saving();
-      const StepRange steps = stage_steps(schedule, c.stage);
-      for (size_t t = steps.first; t < steps.end && t < need.size(); ++t) peak = std::max(peak, need[t]);
-    }
+    const int64_t peak = stage_alone_peak(graph, unsplit, overlaps, c.stage, tilings);
     stage_peak_of.emplace(key, peak);
     return peak;
   };
@@ -227,6 +221,21 @@ SplitSearchResult search_split_stages(const Graph& graph, const PlanOptions& opt
   std::map<std::string, int64_t> arena_of;
   std::vector<std::pair<StageSet, int64_t>> planned = {{StageSet{}, result.unsplit_bytes}};
   arena_of[StageSet{}.key()] = result.unsplit_bytes;
+  // A set's plan as the search compares them: dmo's plan alone first (a
+  // third of the planning); a set that may win (at or below `to_beat`) is
+  // planned as plan_model plans it, where an ascending-only plan can be
+  // smaller still. The choice reuses the plans made for dmo's plan alone.
+  auto plan_set = [&](const StageSet& set, const Schedule& schedule, const MemoryProblem& problem,
+                      std::optional<int64_t> bound, int64_t to_beat) {
+    DmoPlanChooser chooser = scheduled_plan_chooser(graph, problem, schedule, options.alignment, bound);
+    chooser.without_peak_repair();
+    Plan dmo = chooser.dmo_only();
+    if (dmo.arena_size <= to_beat) dmo = chooser.choice().dmo;
+    ++result.candidates_planned;
+    arena_of[set.key()] = dmo.arena_size;
+    planned.emplace_back(set, dmo.arena_size);
+    return dmo;
+  };
   StageSet current;
   int64_t current_bytes = result.unsplit_bytes;
   // Every set whose bound was worked out, by key: its bound, and whether
@@ -309,19 +318,8 @@ SplitSearchResult search_split_stages(const Graph& graph, const PlanOptions& opt
         build_problem(trial);
         const std::optional<int64_t> bound =
             trial.bound_known ? std::optional<int64_t>(trial.bound) : std::nullopt;
-        // dmo's plan alone first (a third of the planning); a set that may
-        // win is planned as plan_model plans it, where an ascending-only
-        // plan can be smaller still.
-        // The choice reuses the plans made for dmo's plan alone.
-        DmoPlanChooser chooser =
-            scheduled_plan_chooser(graph, *trial.problem, *trial.schedule, options.alignment, bound);
-        chooser.without_peak_repair();
-        Plan dmo = chooser.dmo_only();
-        if (dmo.arena_size <= best_bytes) dmo = chooser.choice().dmo;
+        Plan dmo = plan_set(trial.set, *trial.schedule, *trial.problem, bound, best_bytes);
         const int64_t bytes = dmo.arena_size;
-        ++result.candidates_planned;
-        arena_of[trial.set.key()] = bytes;
-        planned.emplace_back(trial.set, bytes);
         if (bytes > best_bytes) return;
         const size_t at_peak = peak_ops(*trial.schedule, *trial.problem, dmo).size();
         if (bytes < best_bytes || at_peak < best_peak_ops) {
@@ -369,8 +367,68 @@ SplitSearchResult search_split_stages(const Graph& graph, const PlanOptions& opt
       current_dmo = std::move(best_dmo);
     }
   };
-  descend(height_only, false);
-  descend(candidates, true);
+  // The lowest bound any set within the budget has, and the set recomputing
+  // least there (stage_cover.h), planned first: when its plan reaches that
+  // bound no set can be smaller, and no set as small recomputes less. When
+  // it does not, the descent goes on from it; and when that still ends
+  // above the bound, the greedy descent from the unsplit plan runs too, so
+  // the search never ends above where that alone would.
+  std::optional<StageCover> lowest;
+  std::vector<CoverStage> cover_stages;
+  const auto max_extra = static_cast<int64_t>(std::floor(max_recompute_percent / 100.0 * static_cast<double>(macs)));
+  const int64_t granule = std::max(options.alignment, kTflmBufferAlignment);
+  // A cover's set, its schedule and problem built and planned.
+  auto plan_cover = [&](const StageCover& cover, int64_t to_beat) {
+    StageSet set;
+    for (size_t i : cover.stages) set.stages.push_back(candidates[i]);
+    PlanOptions split = unsplit;
+    split.split = set.split();
+    Schedule schedule = split_schedule(graph, split.split, {}, &tilings);
+    MemoryProblem problem = planned_problem(graph, split, schedule, overlaps, &tilings);
+    const int64_t bound = chain_lower_bound_with_overlap_bytes(problem);
+    Plan dmo = plan_set(set, schedule, problem, bound, to_beat);
+    return std::make_tuple(std::move(set), std::move(schedule), std::move(problem), std::move(dmo));
+  };
+  std::vector<StageCover> curve;
+  if (!unsplit_per_op.empty()) {
+    for (const SplitCandidate& c : candidates) cover_stages.push_back({c.stage.first_op, c.stage.last_op, c.extra_macs});
+    // The peaks asked for, on every core, remembered for the descent.
+    const StagePeaks peaks = [&](const std::vector<size_t>& asked) {
+      std::vector<SplitStage> stages;
+      for (size_t i : asked) stages.push_back(candidates[i].stage);
+      std::vector<int64_t> found = stage_alone_peaks(graph, unsplit, overlaps, stages);
+      for (size_t k = 0; k < asked.size(); ++k) stage_peak_of.emplace(split_spec(stages[k]), found[k]);
+      return found;
+    };
+    StageCoverSearch covers = search_stage_covers(unsplit_per_op, cover_stages, peaks, max_extra, granule, trade_off_curve);
+    lowest = std::move(covers.lowest);
+    curve = std::move(covers.curve);
+    if (!lowest->stages.empty()) {
+      auto [set, schedule, problem, dmo] = plan_cover(*lowest, current_bytes);
+      if (dmo.arena_size < current_bytes) {
+        current = std::move(set);
+        current_bytes = dmo.arena_size;
+        current_schedule = std::move(schedule);
+        current_problem = std::move(problem);
+        current_dmo = std::move(dmo);
+      }
+    }
+  }
+  auto at_lowest = [&] { return lowest && current_bytes <= lowest->threshold; };
+  if (lowest && !at_lowest() && !current.stages.empty()) descend(candidates, true);
+  // Height tiles, then patches, from the unsplit plan.
+  bool descended_from_unsplit = false;
+  auto descend_from_unsplit = [&] {
+    current = StageSet{};
+    current_bytes = result.unsplit_bytes;
+    current_schedule = unsplit_schedule;
+    current_problem = unsplit_problem;
+    current_dmo = unsplit_dmo;
+    descend(height_only, false);
+    descend(candidates, true);
+    descended_from_unsplit = true;
+  };
+  if (!at_lowest()) descend_from_unsplit();
   // The smallest arena planned, and of those the least recompute.
   const auto chosen = std::min_element(planned.begin(), planned.end(), [](const auto& a, const auto& b) {
     return a.second != b.second ? a.second < b.second : a.first.extra_macs() < b.first.extra_macs();
@@ -383,12 +441,30 @@ SplitSearchResult search_split_stages(const Graph& graph, const PlanOptions& opt
   // leaves out: its figures are that plan's (never larger).
   chosen->second = std::min(chosen->second, result.plan.dmo.arena_size);
   if (chosen->first.stages.empty()) result.unsplit_bytes = chosen->second;
-  std::vector<SplitTradeoff> tradeoffs;
+  const int64_t chosen_bytes = chosen->second, chosen_extra = chosen->first.extra_macs();
+  if (trade_off_curve && lowest) {
+    // The sets the descent from the unsplit plan passes (each lowers the
+    // arena for some more recompute), and the cheapest set at each bound
+    // the cover curve passes, planned in full. Neither can beat the set
+    // chosen, which is at the lowest bound (or the descent ran already): a
+    // cover whose bound is at or below the arena chosen could, so those
+    // are left out, and the choice never depends on what is reported.
+    if (!descended_from_unsplit) descend_from_unsplit();
+    for (const StageCover& cover : curve) {
+      if (cover.threshold <= chosen_bytes || cover.stages.empty()) continue;
+      StageSet set;
+      for (size_t i : cover.stages) set.stages.push_back(candidates[i]);
+      if (arena_of.count(set.key())) continue;
+      plan_cover(cover, std::numeric_limits<int64_t>::max());
+    }
+  }
+  // The set chosen first: of sets equal on both figures the front keeps it.
+  std::vector<SplitTradeoff> tradeoffs = {{result.stages, chosen_bytes, chosen_extra}};
   for (const auto& [set, bytes] : planned) tradeoffs.push_back({set.split(), bytes, set.extra_macs()});
   result.pareto = pareto_front(std::move(tradeoffs));
   for (size_t i = 0; i < result.pareto.size(); ++i) {
     const SplitTradeoff& t = result.pareto[i];
-    if (t.arena_bytes == chosen->second && t.extra_macs == chosen->first.extra_macs()) result.chosen = i;
+    if (t.arena_bytes == chosen_bytes && t.extra_macs == chosen_extra) result.chosen = i;
   }
   return result;
 }

@@ -97,7 +97,9 @@ Command add_plan_command(CLI::App& app) {
     std::optional<ReorderedPlan> reordered;
     PlanResult planned;
     if (split.method == SplitMethod::kAuto) {
-      search = search_split_stages(graph, report_options, split.max_recompute_percent);
+      // The trade-off curve only where it is reported.
+      search = search_split_stages(graph, report_options, split.max_recompute_percent,
+                                   options->json || options->split_report);
     } else if (reorder == ReorderRequest::kAuto) {
       reordered = plan_with_reorder(graph, report_options, reorder);
     } else {

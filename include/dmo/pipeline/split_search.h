@@ -3,40 +3,37 @@
 // walks, under a recompute budget: the extra MACs of all stages together
 // at most a percentage of the model's MACs.
 //
-// The search is greedy: it finds the ops at the current plan's peak, tries
-// the candidate stages containing one of them (replacing the stages they
-// share ops with), keeps the one giving the smallest arena, and repeats
-// until no candidate lowers the arena. It does so with height tiles only,
-// then goes on with patches (column tiles) too, keeping in each round the
-// set that lowers the arena while recomputing least. A candidate is planned only when a
-// lower bound of its arena (with overlaps, plan/bounds.h) is below the
-// current arena and no set planned already, recomputing no more, has an
-// arena at or below that bound: so every set that can lower the arena or
-// join the trade-off curve is planned, and the slow step, each op's safe
-// overlaps, is done once.
-// It never returns an arena above the unsplit plan's: with no candidate
-// that helps it returns no stages.
+// Bound first: every set of stages needs at least its bound at each step
+// (the unsplit need at ops outside its stages, each stage's own peak
+// inside, stage_peaks.h), so the lowest bound any set within the budget
+// has, and the set recomputing least there, come from a shortest path
+// over the op order (stage_cover.h) before any set is planned. That set
+// is planned first: when its plan reaches the bound, no set is smaller and
+// none as small recomputes less, and the search ends.
 //
-// Cost: the unsplit safe overlaps once; then R rounds (each lowers the
-// arena, or keeps it with fewer ops at the peak), each taking O(ops) per
-// candidate at the peak for the unsplit bound at the ops outside its
-// stages and, inside them, each stage's peak with that stage alone (its
-// schedule and problem built once per distinct stage over the search);
-// for the sets that pass both a schedule, problem and chain bound, built
-// once per set over the whole search (a set left unplanned is proposed
-// again in later rounds: its bound is remembered, and its problem rebuilt
-// only if it is then planned). Then dmo's planner for the
-// sets planned, each of its plans (the set's own, ascending-only and
-// stricter band problems) made at most once: up to search_budget (4000)
-// moves of n buffers each, a move placing only the buffers from where it
-// leaves the best order until it reaches the best arena, its walks kept
-// per op with an overlap pair (a few dozen) rather than per step of the
-// split schedule (thousands). Then plan_model of the set chosen, with its
-// stages' loop nests. So O(R * C * ops) for C candidates, plus
-// O(S * (steps + 4000 * n log n)) for the S distinct sets built or
-// planned. On coral MobileNet v2 (2,172 candidates; 734 sets built, 1,229
-// more left unbuilt by the stages' peaks; 293 planned, of 67 buffers) the
-// planner is three quarters of the time.
+// Otherwise the greedy descent goes on from it: it finds the ops at the
+// current plan's peak, tries the candidate stages containing one of them
+// (replacing the stages they share ops with), and keeps the set lowering
+// the arena while recomputing least, until none does. If that still ends
+// above the bound, the descent also runs from the unsplit plan (height
+// tiles only, keeping the smallest arena each round, then patches too) and
+// the smallest arena planned is kept: the search never ends above where
+// that descent alone would. A candidate is planned only when a lower bound
+// of its arena (with overlaps, plan/bounds.h) is below the current arena
+// and no set planned already, recomputing no more, has an arena at or
+// below that bound. It never returns an arena above the unsplit plan's:
+// with no candidate that helps it returns no stages.
+//
+// Cost: the unsplit safe overlaps once (the slow step); then the peaks of
+// the candidate stages containing an op whose unsplit need is above the
+// bound (each a schedule and problem of the model, on every core: 1,428 of
+// coral MobileNet v2's 2,172 candidates), and O(ops + candidates) per
+// threshold tried, one per distinct need above the bound plus a binary
+// search among the peaks below; then dmo's planner for the sets planned:
+// up to search_budget (4000) moves of n buffers each (5 sets on coral
+// MobileNet v2); then plan_model of the set chosen, with its stages' loop
+// nests. The greedy descents, when they run, plan up to hundreds of sets
+// (293 on coral MobileNet v2 from the unsplit plan).
 #pragma once
 
 #include <cstdint>
@@ -63,7 +60,8 @@ struct SplitSearchResult {
   double max_recompute_percent = 0;
   // The trade-off curve: the planned sets no other planned set beats on
   // both arena and extra MACs, extra MACs ascending (the unsplit plan
-  // first), and the index of the one chosen (the smallest arena).
+  // first), and the index of the one chosen (the smallest arena). Without
+  // `trade_off_curve` only the few sets the search planned.
   std::vector<SplitTradeoff> pareto;
   size_t chosen = 0;
   int32_t candidates = 0;          // stages within the budget
@@ -73,6 +71,11 @@ struct SplitSearchResult {
 // Throws dmo::Error when `max_recompute_percent` is negative or not a
 // number, or when `options` names kernels other than dmo's reference ones
 // (split stages run those only). `options.split` is ignored.
-SplitSearchResult search_split_stages(const Graph& graph, const PlanOptions& options, double max_recompute_percent);
+// `trade_off_curve`: also run the descent from the unsplit plan (when the
+// set at the lowest bound ended the search) and plan the cheapest set at
+// each bound of the cover curve above the arena chosen, for `pareto`
+// (costly: a plan each; the choice is the same without).
+SplitSearchResult search_split_stages(const Graph& graph, const PlanOptions& options, double max_recompute_percent,
+                                      bool trade_off_curve = false);
 
 }  // namespace dmo

@@ -1,0 +1,63 @@
+#include "dmo/pipeline/stage_peaks.h"
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+#include "dmo/plan/bounds.h"
+#include "dmo/schedule/schedule.h"
+#include "dmo/transform/split_schedule.h"
+
+namespace dmo {
+
+int64_t stage_alone_peak(const Graph& graph, const PlanOptions& unsplit, const std::vector<OpOverlap>& overlaps,
+                         const SplitStage& stage, StageTilingMemo& tilings) {
+  PlanOptions alone = unsplit;
+  alone.split = {stage};
+  const Schedule schedule = split_schedule(graph, alone.split, {}, &tilings);
+  const MemoryProblem problem = planned_problem(graph, alone, schedule, overlaps, &tilings);
+  const bool fixed = std::any_of(problem.buffers.begin(), problem.buffers.end(),
+                                 [](const BufferRequest& b) { return b.fixed_offset.has_value(); });
+  if (fixed) return 0;
+  const std::vector<int64_t> need = live_profile(problem).less_saving();
+  const StepRange steps = stage_steps(schedule, stage);
+  int64_t peak = 0;
+  for (size_t t = steps.first; t < steps.end && t < need.size(); ++t) peak = std::max(peak, need[t]);
+  return peak;
+}
+
+std::vector<int64_t> stage_alone_peaks(const Graph& graph, const PlanOptions& unsplit,
+                                       const std::vector<OpOverlap>& overlaps, const std::vector<SplitStage>& stages) {
+  std::vector<int64_t> peaks(stages.size(), 0);
+  std::atomic<size_t> next{0};
+  std::exception_ptr failure;
+  std::mutex failing;
+  // Each worker its own tilings: a stage's tiling is asked for by that
+  // stage alone here.
+  auto work = [&] {
+    StageTilingMemo tilings(graph);
+    for (size_t i = next++; i < stages.size(); i = next++) {
+      try {
+        peaks[i] = stage_alone_peak(graph, unsplit, overlaps, stages[i], tilings);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(failing);
+        if (!failure) failure = std::current_exception();
+        next = stages.size();
+      }
+    }
+  };
+  // A few stages are not worth a thread.
+  constexpr size_t kStagesPerThread = 16;
+  const size_t threads = std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()),
+                                          (stages.size() + kStagesPerThread - 1) / kStagesPerThread);
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  if (failure) std::rethrow_exception(failure);
+  return peaks;
+}
+
+}  // namespace dmo
