@@ -21,6 +21,7 @@
 #include "dmo/pipeline/verified_plan.h"
 #include "dmo/runtime/input_pattern.h"
 #include "dmo/transform/split_candidates.h"
+#include "dmo/transform/stage_tiling.h"
 #include "dmo/zoo/graph_builder.h"
 #include "test_support.h"
 
@@ -289,6 +290,48 @@ TEST(SplitSearch, NeverAboveUnsplitAndVerifiedOnRandomChains) {
     EXPECT_TRUE(v.ok());
   }
   EXPECT_GT(split_found, 6);  // the property covers split plans, not only unsplit ones
+}
+
+// The search's choice comes from the set at the lowest bound and the
+// descents; planning the trade-off curve besides (--json, --split-report)
+// must not change it, and the curve it reports then must meet or beat
+// every point of the one planned without it.
+TEST(SplitSearch, TheTradeOffCurveNeverChangesTheChoiceAndMeetsEveryPointOfTheSearch) {
+  std::mt19937 rng(20261203);
+  auto pick = [&](int32_t lo, int32_t hi) { return std::uniform_int_distribution<int32_t>(lo, hi)(rng); };
+  int32_t longer_curves = 0;
+  for (int round = 0; round < 16; ++round) {
+    LayerGraph layers(fmt::format("curve{}", round), {1, pick(12, 32), pick(4, 12), pick(1, 4)});
+    const int32_t ops = pick(2, 5);
+    for (int32_t i = 0; i < ops; ++i) {
+      switch (pick(0, 2)) {
+        case 0: layers.conv(1, 1, pick(4, 24)); break;
+        case 1: layers.depthwise(3, pick(1, 2)); break;
+        default: layers.conv(3, pick(1, 2), pick(2, 8)); break;
+      }
+    }
+    const Graph g = layers.finish();
+    const double percent = pick(0, 40);
+    SCOPED_TRACE(::testing::Message() << "round " << round << ", " << percent << "%");
+    const SplitSearchResult plain = search_split_stages(g, PlanOptions{}, percent);
+    const SplitSearchResult reported = search_split_stages(g, PlanOptions{}, percent, true);
+    ASSERT_EQ(reported.stages.size(), plain.stages.size());
+    for (size_t i = 0; i < plain.stages.size(); ++i) {
+      EXPECT_EQ(split_spec(reported.stages[i]), split_spec(plain.stages[i]));
+    }
+    EXPECT_EQ(reported.plan.dmo.arena_size, plain.plan.dmo.arena_size);
+    EXPECT_EQ(reported.unsplit_bytes, plain.unsplit_bytes);
+    expect_front_well_formed(plain);
+    expect_front_well_formed(reported);
+    for (const SplitTradeoff& point : plain.pareto) {
+      EXPECT_TRUE(std::any_of(reported.pareto.begin(), reported.pareto.end(), [&](const SplitTradeoff& t) {
+        return t.extra_macs <= point.extra_macs && t.arena_bytes <= point.arena_bytes;
+      })) << point.arena_bytes << " bytes for " << point.extra_macs << " extra MACs";
+    }
+    EXPECT_GE(reported.candidates_planned, plain.candidates_planned);
+    longer_curves += reported.pareto.size() > plain.pareto.size();
+  }
+  EXPECT_GT(longer_curves, 2);  // the curve is planned, not only the search's few sets
 }
 
 TEST(SplitSearch, TheFoundPlanVerifiesBitIdenticallyAndClobberFree) {
