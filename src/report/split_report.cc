@@ -44,9 +44,10 @@ std::string split_search_summary_text(const SplitSearchResult& search) {
   }
   return fmt::format(
       "split auto (at most {}% extra MACs): --split {}: {} bytes instead of {} unsplit, {:.2f}% extra MACs ({} "
-      "candidate stages, {} stage sets planned)\n",
+      "candidate stages, {} stage set{} planned)\n",
       search.max_recompute_percent, split_stages_text(search.stages), plan.dmo.arena_size, search.unsplit_bytes,
-      percent_of(plan.extra_macs(), plan.macs), search.candidates, search.candidates_planned);
+      percent_of(plan.extra_macs(), plan.macs), search.candidates, search.candidates_planned,
+      search.candidates_planned == 1 ? "" : "s");
 }
 
 std::string split_tradeoff_text(const SplitSearchResult& search) {
