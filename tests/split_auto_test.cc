@@ -255,22 +255,34 @@ TEST(SplitSearch, RespectsTheBudget) {
             std::string::npos);
 }
 
+// A chain of 2 to 5 random layers (1x1 and 3x3 convs, depthwise convs,
+// and with `pools` max pools) on an input of `rows` x `cols` pixels of 1 to
+// 4 channels, its sizes drawn from `rng`.
+struct RandomChainShape {
+  int32_t min_rows, max_rows, min_cols, max_cols;
+  bool pools;
+};
+Graph random_chain(std::mt19937& rng, const std::string& name, const RandomChainShape& shape) {
+  auto pick = [&](int32_t lo, int32_t hi) { return std::uniform_int_distribution<int32_t>(lo, hi)(rng); };
+  LayerGraph layers(name, {1, pick(shape.min_rows, shape.max_rows), pick(shape.min_cols, shape.max_cols), pick(1, 4)});
+  const int32_t ops = pick(2, 5);
+  for (int32_t i = 0; i < ops; ++i) {
+    switch (pick(0, shape.pools ? 3 : 2)) {
+      case 0: layers.conv(1, 1, pick(4, 24)); break;
+      case 1: layers.depthwise(3, pick(1, 2)); break;
+      case 2: layers.conv(3, pick(1, 2), pick(2, 8)); break;
+      default: layers.max_pool(2, pick(1, 2)); break;
+    }
+  }
+  return layers.finish();
+}
+
 TEST(SplitSearch, NeverAboveUnsplitAndVerifiedOnRandomChains) {
   std::mt19937 rng(20261202);
   auto pick = [&](int32_t lo, int32_t hi) { return std::uniform_int_distribution<int32_t>(lo, hi)(rng); };
   int32_t split_found = 0;
   for (int round = 0; round < 24; ++round) {
-    LayerGraph layers(fmt::format("random{}", round), {1, pick(8, 24), pick(2, 5), pick(1, 4)});
-    const int32_t ops = pick(2, 5);
-    for (int32_t i = 0; i < ops; ++i) {
-      switch (pick(0, 3)) {
-        case 0: layers.conv(1, 1, pick(4, 24)); break;
-        case 1: layers.depthwise(3, pick(1, 2)); break;
-        case 2: layers.conv(3, pick(1, 2), pick(2, 8)); break;
-        default: layers.max_pool(2, pick(1, 2)); break;
-      }
-    }
-    const Graph g = layers.finish();
+    const Graph g = random_chain(rng, fmt::format("random{}", round), {8, 24, 2, 5, true});
     const double percent = pick(0, 40);
     SCOPED_TRACE(::testing::Message() << "round " << round << ", " << percent << "%");
     const SplitSearchResult r = search_split_stages(g, PlanOptions{}, percent);
@@ -301,16 +313,7 @@ TEST(SplitSearch, TheTradeOffCurveNeverChangesTheChoiceAndMeetsEveryPointOfTheSe
   auto pick = [&](int32_t lo, int32_t hi) { return std::uniform_int_distribution<int32_t>(lo, hi)(rng); };
   int32_t longer_curves = 0;
   for (int round = 0; round < 16; ++round) {
-    LayerGraph layers(fmt::format("curve{}", round), {1, pick(12, 32), pick(4, 12), pick(1, 4)});
-    const int32_t ops = pick(2, 5);
-    for (int32_t i = 0; i < ops; ++i) {
-      switch (pick(0, 2)) {
-        case 0: layers.conv(1, 1, pick(4, 24)); break;
-        case 1: layers.depthwise(3, pick(1, 2)); break;
-        default: layers.conv(3, pick(1, 2), pick(2, 8)); break;
-      }
-    }
-    const Graph g = layers.finish();
+    const Graph g = random_chain(rng, fmt::format("curve{}", round), {12, 32, 4, 12, false});
     const double percent = pick(0, 40);
     SCOPED_TRACE(::testing::Message() << "round " << round << ", " << percent << "%");
     const SplitSearchResult plain = search_split_stages(g, PlanOptions{}, percent);
