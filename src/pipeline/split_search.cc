@@ -118,11 +118,6 @@ int64_t bound_outside_stages(const std::vector<int64_t>& per_op, const StageSet&
   return bound;
 }
 
-bool has_fixed_offsets(const MemoryProblem& problem) {
-  return std::any_of(problem.buffers.begin(), problem.buffers.end(),
-                     [](const BufferRequest& b) { return b.fixed_offset.has_value(); });
-}
-
 // The planned sets no other beats on both figures, extra MACs ascending.
 std::vector<SplitTradeoff> pareto_front(std::vector<SplitTradeoff> planned) {
   std::stable_sort(planned.begin(), planned.end(), [](const SplitTradeoff& a, const SplitTradeoff& b) {

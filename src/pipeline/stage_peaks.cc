@@ -18,9 +18,7 @@ int64_t stage_alone_peak(const Graph& graph, const PlanOptions& unsplit, const s
   alone.split = {stage};
   const Schedule schedule = split_schedule(graph, alone.split, {}, &tilings);
   const MemoryProblem problem = planned_problem(graph, alone, schedule, overlaps, &tilings);
-  const bool fixed = std::any_of(problem.buffers.begin(), problem.buffers.end(),
-                                 [](const BufferRequest& b) { return b.fixed_offset.has_value(); });
-  if (fixed) return 0;
+  if (has_fixed_offsets(problem)) return 0;
   const std::vector<int64_t> need = live_profile(problem).less_saving();
   const StepRange steps = stage_steps(schedule, stage);
   int64_t peak = 0;

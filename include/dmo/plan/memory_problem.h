@@ -2,6 +2,7 @@
 // pairs an optimising planner may use. Planners see only this, never a Graph.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -80,6 +81,13 @@ MemoryProblem build_model_memory_problem(const Graph& graph, const ModelTimeline
 // places those tensors exactly there, unchecked, and plans the -1 ones
 // around them.
 MemoryProblem build_tflm_memory_problem(const Graph& graph);
+
+// Whether some buffer has a fixed offset (an offline plan, accelerator
+// ops): bytes there may be shared unchecked, so no lower bound holds.
+inline bool has_fixed_offsets(const MemoryProblem& problem) {
+  return std::any_of(problem.buffers.begin(), problem.buffers.end(),
+                     [](const BufferRequest& b) { return b.fixed_offset.has_value(); });
+}
 
 // The alignment a buffer's offset needs under a planner whose default is
 // `default_alignment`.
