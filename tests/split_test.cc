@@ -94,6 +94,41 @@ TEST(ReceptiveField, RowPreservingOpsReadTheirOwnRows) {
   expect_rows(input_range(*w, rows(1, 4)), rows(1, 4));
 }
 
+TEST(ReceptiveField, InputRangeIsTheSpanOfEveryTapInsideTheInput) {
+  // Against every tap of every row, on random windows and bands.
+  std::mt19937 rng(20261203);
+  auto pick = [&](int32_t low, int32_t high) { return std::uniform_int_distribution<int32_t>(low, high)(rng); };
+  for (int trial = 0; trial < 20000; ++trial) {
+    AxisWindow w;
+    w.input_extent = pick(1, 40);
+    w.output_extent = pick(1, 40);
+    w.filter_size = pick(1, 7);
+    w.stride = pick(1, 4);
+    w.dilation = pick(1, 4);
+    w.pad_before = pick(0, 8);
+    const int32_t begin = pick(0, w.output_extent), end = pick(begin, w.output_extent);
+    SCOPED_TRACE(::testing::Message() << "extent " << w.input_extent << " filter " << w.filter_size << " stride "
+                                      << w.stride << " dilation " << w.dilation << " pad " << w.pad_before
+                                      << " rows " << begin << ".." << end);
+    int64_t lowest = w.input_extent, highest = -1;
+    for (int32_t y = begin; y < end; ++y) {
+      for (int32_t k = 0; k < w.filter_size; ++k) {
+        const int64_t row = int64_t{y} * w.stride - w.pad_before + int64_t{k} * w.dilation;
+        if (row < 0 || row >= w.input_extent) continue;
+        lowest = std::min(lowest, row);
+        highest = std::max(highest, row);
+      }
+    }
+    const IndexRange got = input_range(w, rows(begin, end));
+    if (highest < lowest) {
+      expect_rows(got, rows(0, 0));
+    } else {
+      expect_rows(got, rows(static_cast<int32_t>(lowest), static_cast<int32_t>(highest + 1)));
+    }
+    if (::testing::Test::HasFailure()) break;
+  }
+}
+
 // ---------------------------------------------------------------- chains
 
 enum class Kind { kConv, kDepthwise, kAveragePool, kMaxPool };

@@ -386,7 +386,10 @@ SplitSearchResult search_split_stages(const Graph& graph, const PlanOptions& opt
   };
   std::vector<StageCover> curve;
   if (!unsplit_per_op.empty()) {
-    for (const SplitCandidate& c : candidates) cover_stages.push_back({c.stage.first_op, c.stage.last_op, c.extra_macs});
+    for (const SplitCandidate& c : candidates) {
+      cover_stages.push_back({c.stage.first_op, c.stage.last_op, c.extra_macs,
+                              stage_peak_floor(graph.main(), unsplit_problem, c.stage)});
+    }
     // The peaks asked for, on every core, remembered for the descent.
     const StagePeaks peaks = [&](const std::vector<size_t>& asked) {
       std::vector<SplitStage> stages;

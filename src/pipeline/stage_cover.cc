@@ -30,6 +30,7 @@ class CoverSearch {
         ending_(need_per_op.size() + 1) {
     for (int64_t need : need_per_op) need_.push_back(rounded(need, granule_));
     peak_.resize(stages.size());
+    for (const CoverStage& s : stages) floor_.push_back(rounded(s.peak_floor, granule_));
     in_range_.assign(stages.size(), 0);
     most_need_.assign(stages.size(), -1);
     for (size_t i = 0; i < stages.size(); ++i) {
@@ -62,18 +63,29 @@ class CoverSearch {
     return values;
   }
 
-  // Asks for the peaks of the stages containing an op whose need exceeds
-  // `threshold`: only those can be in its cheapest cover (one elsewhere
-  // costs at least what running its ops whole does, and adds a stage).
-  // Nor can a stage whose extra MACs, with the least it takes to cover the
-  // ops above the threshold before and after it whatever the peaks, are
-  // over the budget: no cover within it holds it. Returns, per stage,
-  // whether a cover at this threshold may hold it (its peak then known).
-  std::vector<char> ensure_peaks(int64_t threshold) {
+  // What stage i is known to need: its rounded peak, or floor until then.
+  int64_t need_at_least(size_t i) const { return peak_[i] ? *peak_[i] : floor_[i]; }
+
+  // The values in (low, high) that need_at_least takes.
+  std::vector<int64_t> needs_at_least_between(int64_t low, int64_t high) const {
+    std::vector<int64_t> values;
+    for (size_t i = 0; i < stages_.size(); ++i) {
+      const int64_t value = need_at_least(i);
+      if (value > low && value < high) values.push_back(value);
+    }
+    return values;
+  }
+
+  // The stages a cover at `threshold` may hold, peaks aside: those
+  // containing an op whose need exceeds it (one elsewhere costs at least
+  // what running its ops whole does, and adds a stage), and whose extra
+  // MACs, with the least it takes to cover the ops above the threshold
+  // before and after it whatever the peaks, fit the budget (no cover
+  // within it holds another).
+  std::vector<char> usable_at(int64_t threshold) const {
     const std::vector<int64_t> before = least_cover_cost(threshold, false);
     const std::vector<int64_t> after = least_cover_cost(threshold, true);
     std::vector<char> usable(stages_.size(), 0);
-    std::vector<size_t> asked;
     for (size_t i = 0; i < stages_.size(); ++i) {
       if (most_need_[i] <= threshold || !in_range_[i]) continue;
       const int64_t outside_first = before[static_cast<size_t>(stages_[i].first_op)];
@@ -83,16 +95,66 @@ class CoverSearch {
         continue;
       }
       usable[i] = 1;
-      if (!peak_[i]) asked.push_back(i);
     }
-    if (asked.empty()) return usable;
-    const std::vector<int64_t> found = peaks_(asked);
-    for (size_t k = 0; k < asked.size(); ++k) peak_[asked[k]] = rounded(found[k], granule_);
     return usable;
   }
 
-  std::optional<StageCover> cheapest(int64_t threshold) {
-    const std::vector<char> usable = ensure_peaks(threshold);
+  // Asks for the peaks of `stages` not known yet, all at once.
+  void ask_peaks(const std::vector<size_t>& stages) {
+    std::vector<size_t> asked;
+    for (size_t i : stages) {
+      if (!peak_[i]) asked.push_back(i);
+    }
+    if (asked.empty()) return;
+    const std::vector<int64_t> found = peaks_(asked);
+    for (size_t k = 0; k < asked.size(); ++k) peak_[asked[k]] = rounded(found[k], granule_);
+  }
+
+  // usable_at, with the peak of every stage it allows known.
+  std::vector<char> ensure_peaks(int64_t threshold) {
+    std::vector<char> usable = usable_at(threshold);
+    std::vector<size_t> all;
+    for (size_t i = 0; i < usable.size(); ++i) {
+      if (usable[i]) all.push_back(i);
+    }
+    ask_peaks(all);
+    return usable;
+  }
+
+  // The cheapest cover at `threshold` with every peak it may need known.
+  std::optional<StageCover> cheapest(int64_t threshold) { return path(threshold, ensure_peaks(threshold)); }
+
+  // The cheapest cover at `threshold` if it is within the budget, asking
+  // only for the peaks of the covers tried: a stage whose peak is unknown
+  // fits when its floor does (its peak is at least that), so the path
+  // found costs at most the true cheapest. When its stages' peaks are all known it is the
+  // true cheapest, the same path the search with every peak known takes
+  // (that search has fewer stages to choose from, none of them better on
+  // this path's way); otherwise their peaks are asked for and it goes
+  // again. Each round learns a peak, and the first path over the budget
+  // ends it: the true cheapest costs more.
+  std::optional<StageCover> within_budget(int64_t threshold, const std::vector<char>& usable) {
+    for (;;) {
+      std::optional<StageCover> cover = path(threshold, usable);
+      if (!cover || cover->extra_macs > max_extra_) return std::nullopt;
+      if (!learn_peaks(*cover)) return cover;
+    }
+  }
+  std::optional<StageCover> within_budget(int64_t threshold) { return within_budget(threshold, usable_at(threshold)); }
+
+  // Asks for the peaks of `cover`'s stages not known yet; whether any was.
+  bool learn_peaks(const StageCover& cover) {
+    std::vector<size_t> unknown;
+    for (size_t i : cover.stages) {
+      if (!peak_[i]) unknown.push_back(i);
+    }
+    ask_peaks(unknown);
+    return !unknown.empty();
+  }
+
+  // The shortest path at `threshold` through the `usable` stages whose
+  // peak, or floor while it is unknown, does not exceed it.
+  std::optional<StageCover> path(int64_t threshold, const std::vector<char>& usable) const {
     // Per op position: the least (extra MACs, stages) covering the ops
     // before it, and the step that got there (a stage, or none: the op
     // before it runs whole).
@@ -109,7 +171,7 @@ class CoverSearch {
         from[op + 1] = {op, kWhole};
       }
       for (size_t i : starting_[op]) {
-        if (!usable[i] || *peak_[i] > threshold) continue;
+        if (!usable[i] || need_at_least(i) > threshold) continue;
         const size_t end = static_cast<size_t>(stages_[i].last_op) + 1;
         const Cost via = {cost[op].first + stages_[i].extra_macs, cost[op].second + 1};
         if (via < cost[end]) {
@@ -167,26 +229,11 @@ class CoverSearch {
   int64_t granule_;
   std::vector<int64_t> need_;
   std::vector<std::optional<int64_t>> peak_;
+  std::vector<int64_t> floor_;  // per stage, its rounded peak_floor
   std::vector<int64_t> most_need_;  // per stage, the largest rounded need of its ops
   std::vector<std::vector<size_t>> starting_, ending_;  // stages by first op, and by last op + 1
   std::vector<char> in_range_;  // per stage: its ops are ops of the problem
 };
-
-// Index of the lowest of `thresholds` (ascending) whose cheapest cover is
-// within the budget; the cost only falls as the threshold rises, and the
-// last is within it.
-size_t lowest_within(CoverSearch& search, const std::vector<int64_t>& thresholds, int64_t max_extra_macs) {
-  size_t low = 0, high = thresholds.size() - 1;
-  while (low < high) {
-    const size_t mid = low + (high - low) / 2;
-    if (search.extra_at(thresholds[mid]) <= max_extra_macs) {
-      high = mid;
-    } else {
-      low = mid + 1;
-    }
-  }
-  return low;
-}
 
 }  // namespace
 
@@ -194,22 +241,58 @@ StageCoverSearch search_stage_covers(const std::vector<int64_t>& need_per_op, co
                                      const StagePeaks& peaks, int64_t max_extra_macs, int64_t granule, bool curve) {
   CoverSearch search(need_per_op, stages, peaks, max_extra_macs, granule);
   // First among the needs, from the largest down (met by the empty set):
-  // each lower one asks for the peaks of a few more stages, and the first
-  // one out of the budget ends it, before the peaks of stages at ops far
-  // below the answer are asked for. The lowest threshold then lies above
-  // the need below the one found, where the ops above a threshold are the
-  // same and only stage peaks move it.
+  // each lower one learns the peaks of the covers it tries, and the first
+  // one out of the budget ends it, before stages at ops far below the
+  // answer are looked at.
   const std::vector<int64_t> needs = search.needs();
   size_t k = needs.size() - 1;
-  while (k > 0 && search.extra_at(needs[k - 1]) <= max_extra_macs) --k;
+  std::optional<StageCover> at_need = search.within_budget(needs[k]);
+  while (k > 0) {
+    std::optional<StageCover> lower = search.within_budget(needs[k - 1]);
+    if (!lower) break;
+    at_need = std::move(lower);
+    --k;
+  }
+  // The lowest threshold then lies above the need below the one found,
+  // where the ops above a threshold, and so the stages a cover may hold,
+  // are the same: only stage peaks move it. Taking each unknown peak to be
+  // its floor, the lowest threshold (a known peak, a floor, or just above
+  // that need) whose cheapest path is within the budget is at most the
+  // true lowest: when that path's peaks are all known it is the answer,
+  // with the cover the search with every peak known finds; otherwise they
+  // are learnt, and again.
   const int64_t below = k == 0 ? -1 : needs[k - 1];
-  search.ensure_peaks(below);
-  std::vector<int64_t> thresholds = search.peaks_between(below, needs[k]);
-  thresholds.push_back(needs[k]);
-  std::sort(thresholds.begin(), thresholds.end());
-  thresholds.erase(std::unique(thresholds.begin(), thresholds.end()), thresholds.end());
+  const std::vector<char> usable = search.usable_at(below);
+  auto fits = [&](int64_t threshold) {
+    const std::optional<StageCover> cover = search.path(threshold, usable);
+    return cover && cover->extra_macs <= max_extra_macs;
+  };
   StageCoverSearch result;
-  result.lowest = *search.cheapest(thresholds[lowest_within(search, thresholds, max_extra_macs)]);
+  for (;;) {
+    std::vector<int64_t> thresholds = search.needs_at_least_between(below, needs[k]);
+    if (below + 1 < needs[k]) thresholds.push_back(below + 1);
+    std::sort(thresholds.begin(), thresholds.end());
+    thresholds.erase(std::unique(thresholds.begin(), thresholds.end()), thresholds.end());
+    if (thresholds.empty() || !fits(thresholds.back())) {
+      result.lowest = *at_need;
+      break;
+    }
+    // Fitting only gets easier as the threshold rises.
+    size_t low = 0, high = thresholds.size() - 1;
+    while (low < high) {
+      const size_t mid = low + (high - low) / 2;
+      if (fits(thresholds[mid])) {
+        high = mid;
+      } else {
+        low = mid + 1;
+      }
+    }
+    StageCover cover = *search.path(thresholds[low], usable);
+    if (!search.learn_peaks(cover)) {
+      result.lowest = std::move(cover);
+      break;
+    }
+  }
   if (!curve) return result;
 
   // The curve: where the cheapest cover's cost changes between the lowest

@@ -26,6 +26,23 @@ int64_t stage_alone_peak(const Graph& graph, const PlanOptions& unsplit, const s
   return peak;
 }
 
+int64_t stage_peak_floor(const Subgraph& subgraph, const MemoryProblem& unsplit_problem, const SplitStage& stage) {
+  const int32_t input = subgraph.ops[static_cast<size_t>(stage.first_op)].inputs[0];
+  const int32_t output = subgraph.ops[static_cast<size_t>(stage.last_op)].outputs[0];
+  int64_t across = 0, input_bytes = 0, output_bytes = 0;
+  for (const BufferRequest& b : unsplit_problem.buffers) {
+    if (b.tensor == kNoTensor) continue;
+    if (b.lifetime.first < stage.first_op && b.lifetime.last > stage.last_op) {
+      across += b.size;
+    } else if (b.tensor == input) {
+      input_bytes = b.size;
+    } else if (b.tensor == output) {
+      output_bytes = b.size;
+    }
+  }
+  return across + std::max(input_bytes, output_bytes);
+}
+
 std::vector<int64_t> stage_alone_peaks(const Graph& graph, const PlanOptions& unsplit,
                                        const std::vector<OpOverlap>& overlaps, const std::vector<SplitStage>& stages) {
   std::vector<int64_t> peaks(stages.size(), 0);

@@ -105,17 +105,29 @@ std::optional<AxisWindow> column_window(const Subgraph& subgraph, int32_t op, st
 }
 
 IndexRange input_range(const AxisWindow& w, IndexRange outputs) {
-  // The lowest and highest tap inside the input over the band's rows: with
-  // dilation the taps of rows near a border may skip the input's first or
-  // last rows, so every tap is looked at (a band has few rows).
+  // Tap k of output row y reads row y * stride + k * dilation - pad_before,
+  // rising with y: per tap, the lowest row inside the input is at the
+  // first band row reaching row 0, the highest at the last one below the
+  // extent. With dilation a tap may skip the input's first or last rows,
+  // so every tap is looked at; a band of many rows costs no more.
+  // (Windows have strides of at least 1: row_window refuses others.)
+  if (outputs.end <= outputs.begin || w.stride <= 0) return {0, 0};
+  auto floor_div = [](int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); };
+  const int64_t first = outputs.begin, last = int64_t{outputs.end} - 1;
   int64_t lowest = w.input_extent, highest = -1;
-  for (int32_t y = outputs.begin; y < outputs.end; ++y) {
-    const int64_t origin = int64_t{y} * w.stride - w.pad_before;
-    for (int32_t k = 0; k < w.filter_size; ++k) {
-      const int64_t row = origin + int64_t{k} * w.dilation;
-      if (row < 0 || row >= w.input_extent) continue;
-      lowest = std::min(lowest, row);
-      highest = std::max(highest, row);
+  for (int32_t k = 0; k < w.filter_size; ++k) {
+    const int64_t offset = int64_t{k} * w.dilation - w.pad_before;
+    // The first band row whose tap reaches row 0, and the last whose tap
+    // is still inside the input.
+    const int64_t y_low = std::max(first, -floor_div(offset, w.stride));
+    if (y_low <= last) {
+      const int64_t row = y_low * w.stride + offset;
+      if (row < w.input_extent) lowest = std::min(lowest, row);
+    }
+    const int64_t y_high = std::min(last, floor_div(int64_t{w.input_extent} - 1 - offset, w.stride));
+    if (y_high >= first) {
+      const int64_t row = y_high * w.stride + offset;
+      if (row >= 0) highest = std::max(highest, row);
     }
   }
   if (highest < lowest) return {0, 0};

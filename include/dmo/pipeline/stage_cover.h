@@ -26,6 +26,9 @@ struct CoverStage {
   int32_t first_op = 0;
   int32_t last_op = 0;  // inclusive
   int64_t extra_macs = 0;
+  // At most its peak: the search asks for the peaks only of stages in the
+  // covers it tries, each taken to need its floor until its peak is known.
+  int64_t peak_floor = 0;
 };
 
 // The peak of each stage asked for (its index into the candidates): the
