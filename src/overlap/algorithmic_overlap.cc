@@ -1,14 +1,13 @@
 #include "dmo/overlap/algorithmic_overlap.h"
 
 #include <algorithm>
-#include <atomic>
 #include <mutex>
-#include <thread>
 #include <unordered_map>
 
 #include "dmo/error.h"
 #include "dmo/ops/cmsis_nn_coverage.h"
 #include "dmo/ops/kernels.h"
+#include "dmo/overlap/on_every_core.h"
 #include "dmo/overlap/op_signature.h"
 #include "dmo/runtime/interpreter.h"
 
@@ -36,55 +35,47 @@ std::vector<AlgorithmicOverlap> algorithmic_overlaps(const Graph& graph, const s
     }
     runs.push_back(i);
   }
-  std::atomic<size_t> next{0};
   std::mutex telling;
-  auto work = [&] {
-    for (size_t r = next++; r < runs.size(); r = next++) {
-      const size_t i = runs[r];
-      const OverlapCandidate& pair = pairs[i];
-      AlgorithmicOverlap& row = result[i];
-      row.pair = pair;
-      if (pair.input == kNoTensor || pair.output == kNoTensor) {
-        row.unavailable = "no activation input";
-      } else {
-        // A cmsis family analyses only the ops its glue runs on CMSIS-NN.
-        bool analyse = !is_cmsis_nn(family);
-        if (!analyse) {
-          try {
-            row.implementation = prepare_kernel(interpreter.context(pair.op)).implementation;
-          } catch (const Error&) {
-            // No kernel of this family for the op (nor, mostly, of TFLM's):
-            // the reference value, or its closed form, stands for it.
-          }
-          analyse = !row.implementation.empty();
-          const OpContext ctx = interpreter.context(pair.op);
-          std::optional<std::string> unmirrored;
-          if (!analyse) unmirrored = unmirrored_cmsis_nn_function(*ctx.subgraph, *ctx.op);
-          if (unmirrored) {
-            // CMSIS-NN runs it in an order dmo does not know: no overlap.
-            row.implementation = *unmirrored + " (order not mirrored by dmo)";
-            row.bytes = 0;
-          }
+  on_every_core(runs.size(), 1, [&](size_t r, size_t) {
+    const size_t i = runs[r];
+    const OverlapCandidate& pair = pairs[i];
+    AlgorithmicOverlap& row = result[i];
+    row.pair = pair;
+    if (pair.input == kNoTensor || pair.output == kNoTensor) {
+      row.unavailable = "no activation input";
+    } else {
+      // A cmsis family analyses only the ops its glue runs on CMSIS-NN.
+      bool analyse = !is_cmsis_nn(family);
+      if (!analyse) {
+        try {
+          row.implementation = prepare_kernel(interpreter.context(pair.op)).implementation;
+        } catch (const Error&) {
+          // No kernel of this family for the op (nor, mostly, of TFLM's):
+          // the reference value, or its closed form, stands for it.
         }
-        if (analyse) {
-          try {
-            row.bytes = algorithmic_safe_overlap(interpreter, pair.op, pair.input, pair.output, descending);
-          } catch (const Error& e) {
-            row.unavailable = e.what();
-          }
+        analyse = !row.implementation.empty();
+        const OpContext ctx = interpreter.context(pair.op);
+        std::optional<std::string> unmirrored;
+        if (!analyse) unmirrored = unmirrored_cmsis_nn_function(*ctx.subgraph, *ctx.op);
+        if (unmirrored) {
+          // CMSIS-NN runs it in an order dmo does not know: no overlap.
+          row.implementation = *unmirrored + " (order not mirrored by dmo)";
+          row.bytes = 0;
         }
       }
-      if (one_done) {
-        std::lock_guard<std::mutex> lock(telling);
-        one_done();
+      if (analyse) {
+        try {
+          row.bytes = algorithmic_safe_overlap(interpreter, pair.op, pair.input, pair.output, descending);
+        } catch (const Error& e) {
+          row.unavailable = e.what();
+        }
       }
     }
-  };
-  const size_t threads = std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), runs.size());
-  std::vector<std::thread> pool;
-  for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  for (std::thread& t : pool) t.join();
+    if (one_done) {
+      std::lock_guard<std::mutex> lock(telling);
+      one_done();
+    }
+  });
   for (size_t i = 0; i < pairs.size(); ++i) {
     if (same_as[i] == i) continue;
     result[i] = result[same_as[i]];

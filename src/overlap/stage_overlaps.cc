@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "dmo/model/safe_overlap_formula.h"
+#include "dmo/overlap/on_every_core.h"
 #include "dmo/overlap/overlap_candidates.h"
 #include "dmo/runtime/interpreter.h"
 #include "dmo/transform/receptive_field.h"
@@ -77,25 +78,41 @@ std::vector<StageOverlap> compute_stage_overlaps(const Graph& graph, const Sched
       read_later_in_stage |= std::find(inputs.begin(), inputs.end(), s.input) != inputs.end();
     }
     s.input_dies = first.input == s.input && first.input_dies && !read_later_in_stage && s.input != s.output;
-    if (options.method != OverlapMethod::kNone) {
-      s.analytic = closed_form_overlap(graph, tilings.tiling(stage), input, output);
-      if (interpreter) {
-        AddressMemory memory(s.input, s.output, s.input_bytes, s.output_bytes);
-        const StepRange steps = stage_steps(schedule, stage);
-        try {
-          interpreter->run_address_only(memory, steps.first, steps.end);
-          s.algorithmic = memory.safe_overlap();
-        } catch (const AddressBudgetExceeded&) {
-          // Too large to analyse (model/limits.h): the closed form stands.
-        }
-      }
-      if (s.input_dies) {
-        const int64_t chosen =
-            options.method == OverlapMethod::kAlgorithmic && s.algorithmic ? *s.algorithmic : *s.analytic;
-        s.used_bytes = chosen / options.alignment * options.alignment;
-      }
-    }
+    if (options.method != OverlapMethod::kNone) s.analytic = closed_form_overlap(graph, tilings.tiling(stage), input, output);
     result.push_back(s);
+  }
+  if (interpreter) {
+    // The stages' loop nests side by side: the address-only policy never
+    // touches the interpreter's memory, and the stages share no op (each
+    // prepares its own ops' kernels).
+    on_every_core(result.size(), 1, [&](size_t i, size_t) {
+      StageOverlap& s = result[i];
+      AddressMemory memory(s.input, s.output, s.input_bytes, s.output_bytes);
+      const StepRange steps = stage_steps(schedule, s.stage);
+      // Only the steps of ops reading the input or writing the output
+      // fold into O_s; the address-only policy reads no values, so the
+      // steps between them need not run.
+      auto touches_pair = [&](const ScheduleStep& step) {
+        const Op& op = sg.ops[static_cast<size_t>(step.op)];
+        return std::find(op.inputs.begin(), op.inputs.end(), s.input) != op.inputs.end() ||
+               std::find(op.outputs.begin(), op.outputs.end(), s.output) != op.outputs.end();
+      };
+      try {
+        for (size_t step = steps.first; step < steps.end; ++step) {
+          if (touches_pair(schedule.steps[step])) interpreter->run_address_only(memory, step, step + 1);
+        }
+        s.algorithmic = memory.safe_overlap();
+      } catch (const AddressBudgetExceeded&) {
+        // Too large to analyse (model/limits.h): the closed form stands.
+      }
+    });
+  }
+  for (StageOverlap& s : result) {
+    if (s.input_dies && options.method != OverlapMethod::kNone) {
+      const int64_t chosen =
+          options.method == OverlapMethod::kAlgorithmic && s.algorithmic ? *s.algorithmic : *s.analytic;
+      s.used_bytes = chosen / options.alignment * options.alignment;
+    }
   }
   return result;
 }

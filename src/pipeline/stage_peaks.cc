@@ -1,11 +1,8 @@
 #include "dmo/pipeline/stage_peaks.h"
 
 #include <algorithm>
-#include <atomic>
-#include <exception>
-#include <mutex>
-#include <thread>
 
+#include "dmo/overlap/on_every_core.h"
 #include "dmo/plan/bounds.h"
 #include "dmo/schedule/schedule.h"
 #include "dmo/transform/split_schedule.h"
@@ -46,32 +43,13 @@ int64_t stage_peak_floor(const Subgraph& subgraph, const MemoryProblem& unsplit_
 std::vector<int64_t> stage_alone_peaks(const Graph& graph, const PlanOptions& unsplit,
                                        const std::vector<OpOverlap>& overlaps, const std::vector<SplitStage>& stages) {
   std::vector<int64_t> peaks(stages.size(), 0);
-  std::atomic<size_t> next{0};
-  std::exception_ptr failure;
-  std::mutex failing;
-  // Each worker its own tilings: a stage's tiling is asked for by that
-  // stage alone here.
-  auto work = [&] {
-    StageTilingMemo tilings(graph);
-    for (size_t i = next++; i < stages.size(); i = next++) {
-      try {
-        peaks[i] = stage_alone_peak(graph, unsplit, overlaps, stages[i], tilings);
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(failing);
-        if (!failure) failure = std::current_exception();
-        next = stages.size();
-      }
-    }
-  };
-  // A few stages are not worth a thread.
+  // Each thread its own tilings: a stage's tiling is asked for by that
+  // stage alone here. A few stages are not worth a thread.
   constexpr size_t kStagesPerThread = 16;
-  const size_t threads = std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()),
-                                          (stages.size() + kStagesPerThread - 1) / kStagesPerThread);
-  std::vector<std::thread> pool;
-  for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  for (std::thread& t : pool) t.join();
-  if (failure) std::rethrow_exception(failure);
+  std::vector<StageTilingMemo> tilings(threads_for(stages.size(), kStagesPerThread), StageTilingMemo(graph));
+  on_every_core(stages.size(), kStagesPerThread, [&](size_t i, size_t worker) {
+    peaks[i] = stage_alone_peak(graph, unsplit, overlaps, stages[i], tilings[worker]);
+  });
   return peaks;
 }
 
