@@ -77,6 +77,20 @@ class AddressMemory {
   void load_span(const TensorRef& t, int64_t first, int64_t last) {
     load<T>(t, mirrored_ ? last : first);
   }
+  // Stores of `count` elements, a run of a walk from `first` to `last`,
+  // with no load between them: the fold keeps only the highest byte
+  // written, and one end of a run holds it. Each counts as a store.
+  template <typename T>
+  void store_run(const TensorRef& t, int64_t first, int64_t last, int64_t count) {
+    if (count <= 0) return;
+    store<T>(t, first, T{});
+    if (count == 1) return;
+    store<T>(t, last, T{});
+    if (count == 2) return;
+    accesses_ += count - 2;
+    if (accesses_ > max_accesses_) [[unlikely]] over_budget();
+    if (t.index == output_ && t.is_output) writes_ += count - 2;
+  }
   template <typename T>
   void store(const TensorRef& t, int64_t i, T) {
     count_access();

@@ -35,8 +35,9 @@ struct ConvGeometry {
 // before it, which only grows, so of identical reads only the one before
 // the pixel's last store can bound O_s: stores of every channel but the
 // last, the window once, the last store give the same O_s in one read
-// instead of one per channel. The weights and bias are not the pair's
-// tensors, so their loads leave the fold alone.
+// instead of one per channel, and the stores before it fold as one run.
+// The weights and bias are not the pair's tensors, so their loads leave
+// the fold alone.
 template <class Input, class Output, class IO, class Memory>
 void address_only_pixel(const ConvGeometry& g, const IO& io, Memory& mem, int32_t batch,
                         int64_t in_y_origin, int64_t in_x_origin, const TapSpan& inside_y, const TapSpan& inside_x,
@@ -44,9 +45,7 @@ void address_only_pixel(const ConvGeometry& g, const IO& io, Memory& mem, int32_
   const auto& input = io.input(0);
   const auto& output = io.output(0);
   const bool descending = io.descending;
-  auto store = [&](int32_t c) {
-    mem.template store<Output>(output, pixel_index + walk_index(c, g.output_depth, descending), Output{});
-  };
+  auto output_at = [&](int32_t c) { return pixel_index + walk_index(c, g.output_depth, descending); };
   auto read_window = [&] {
     for (int32_t filter_y = inside_y.first; filter_y <= inside_y.last; ++filter_y) {
       const int64_t in_y = in_y_origin + int64_t{g.dilation_height} * filter_y;
@@ -57,9 +56,9 @@ void address_only_pixel(const ConvGeometry& g, const IO& io, Memory& mem, int32_
       }
     }
   };
-  for (int32_t c = 0; c + 1 < g.output_depth; ++c) store(c);
+  if (g.output_depth > 1) mem.template store_run<Output>(output, output_at(0), output_at(g.output_depth - 2), g.output_depth - 1);
   read_window();
-  if (g.output_depth > 0) store(g.output_depth - 1);
+  if (g.output_depth > 0) mem.template store<Output>(output, output_at(g.output_depth - 1), Output{});
 }
 
 template <class Arithmetic, class IO, class Memory>

@@ -27,6 +27,46 @@ struct DepthwiseGeometry {
   int32_t pad_height = 0, pad_width = 0;
 };
 
+// One output pixel under the address-only policy when neither the weights
+// nor the bias are the input: in walk order the pixel's channels are
+// stored one after another, and of its reads only those of the first two
+// input channels and the last can bound O_s (see depthwise_loops). Each
+// is folded after the stores before it, which fold as runs; the weights'
+// and bias' loads leave the fold alone.
+template <class Input, class Output, class IO, class Memory>
+void address_only_depthwise_pixel(const DepthwiseGeometry& g, const IO& io, Memory& mem, int32_t batch,
+                                  int64_t in_y_origin, int64_t in_x_origin, const TapSpan& ys, const TapSpan& xs,
+                                  int64_t pixel_index) {
+  const auto& input = io.input(0);
+  const auto& output = io.output(0);
+  const bool descending = io.descending;
+  // Position p of the walk stores output channel p (descending: the p-th
+  // from the last): in_channel * M + m with both walked the same way.
+  const int64_t channels = int64_t{g.input_depth} * g.depth_multiplier;
+  auto output_at = [&](int64_t position) { return pixel_index + (descending ? channels - 1 - position : position); };
+  int64_t stored = 0;
+  auto store_up_to = [&](int64_t end) {
+    if (end > stored) mem.template store_run<Output>(output, output_at(stored), output_at(end - 1), end - stored);
+    stored = end;
+  };
+  if (ys.first <= ys.last && xs.first <= xs.last) {
+    for (int32_t ic : {0, 1, g.input_depth - 1}) {
+      const int64_t position = int64_t{ic} * g.depth_multiplier + g.depth_multiplier - 1;
+      if (ic < 0 || ic >= g.input_depth || position < stored) continue;  // one or two channels
+      store_up_to(position);
+      const int32_t in_channel = walk_index(ic, g.input_depth, descending);
+      auto input_at = [&](int32_t filter_y, int32_t filter_x) {
+        const int64_t in_y = in_y_origin + int64_t{g.dilation_height} * filter_y;
+        const int64_t in_x = in_x_origin + int64_t{g.dilation_width} * filter_x;
+        return ((int64_t{batch} * g.input_height + in_y) * g.input_width + in_x) * g.input_depth + in_channel;
+      };
+      mem.template load_span<Input>(input, input_at(ys.first, xs.first), input_at(ys.last, xs.last));
+      store_up_to(position + 1);
+    }
+  }
+  store_up_to(channels);
+}
+
 template <class Arithmetic, class IO, class Memory>
 void depthwise_loops(const DepthwiseGeometry& g, const Arithmetic& arithmetic, const IO& io, Memory& mem) {
   using Input = typename Arithmetic::Input;
@@ -69,6 +109,13 @@ void depthwise_loops(const DepthwiseGeometry& g, const Arithmetic& arithmetic, c
         // channel loops then visit exactly them, in the same order.
         const TapSpan inside_y = taps_inside(in_y_origin, g.dilation_height, g.filter_height, g.input_height);
         const TapSpan inside_x = taps_inside(in_x_origin, g.dilation_width, g.filter_width, g.input_width);
+        if constexpr (records_addresses_only_v<Memory>) {
+          if (skip_inner_reads) {
+            address_only_depthwise_pixel<Input, Output>(g, io, mem, batch, in_y_origin, in_x_origin, inside_y,
+                                                        inside_x, pixel_index);
+            continue;
+          }
+        }
         for (int32_t ic = 0; ic < g.input_depth; ++ic) {
           const int32_t in_channel = walk_index(ic, g.input_depth, descending);
           for (int32_t mi = 0; mi < g.depth_multiplier; ++mi) {
