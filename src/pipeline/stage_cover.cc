@@ -127,12 +127,12 @@ class CoverSearch {
   // The cheapest cover at `threshold` if it is within the budget, asking
   // only for the peaks of the covers tried: a stage whose peak is unknown
   // fits when its floor does (its peak is at least that), so the path
-  // found costs at most the true cheapest. When its stages' peaks are all known it is the
-  // true cheapest, the same path the search with every peak known takes
-  // (that search has fewer stages to choose from, none of them better on
-  // this path's way); otherwise their peaks are asked for and it goes
-  // again. Each round learns a peak, and the first path over the budget
-  // ends it: the true cheapest costs more.
+  // found costs at most the true cheapest. When its stages' peaks are all
+  // known it is the true cheapest, the same path the search with every
+  // peak known takes (that search has fewer stages to choose from, none
+  // of them better on this path's way); otherwise their peaks are asked
+  // for and it goes again. Each round learns a peak, and the first path
+  // over the budget ends it: the true cheapest costs more.
   std::optional<StageCover> within_budget(int64_t threshold, const std::vector<char>& usable) {
     for (;;) {
       std::optional<StageCover> cover = path(threshold, usable);

@@ -11,7 +11,10 @@
 // unsplit need exceeds T with stages whose peaks do not is a shortest
 // path over the op order (stages are intervals, their extra MACs the
 // costs): O(ops + stages) per threshold, and a binary search over the
-// thresholds that occur.
+// thresholds that occur. The peaks are the costly part, so a stage counts
+// as its floor (a lower bound of its peak) until a path tried holds it;
+// a path whose peaks are all known is the one the search knowing every
+// peak finds.
 #pragma once
 
 #include <cstddef>
@@ -33,8 +36,9 @@ struct CoverStage {
 
 // The peak of each stage asked for (its index into the candidates): the
 // most its steps need with that stage alone. The costly part: a search
-// asks only for stages containing an op whose need is above a threshold
-// it tries (a stage elsewhere only adds recompute), all at once.
+// asks only for the stages of the paths it tries whose peaks it does not
+// know yet (and, for the curve, for every stage containing an op whose
+// need is above a threshold it passes), each batch at once.
 using StagePeaks = std::function<std::vector<int64_t>(const std::vector<size_t>& stages)>;
 
 struct StageCover {

@@ -36,8 +36,9 @@ int64_t stage_peak_floor(const Subgraph& subgraph, const MemoryProblem& unsplit_
 int64_t stage_alone_peak(const Graph& graph, const PlanOptions& unsplit, const std::vector<OpOverlap>& overlaps,
                          const SplitStage& stage, StageTilingMemo& tilings);
 
-// stage_alone_peak of each stage, on every core: each builds a schedule
-// and problem of the whole model, and a search asks for thousands.
+// stage_alone_peak of each stage, on every core (one thread per 16 stages
+// at most): each builds a schedule and problem of the whole model, and a
+// search asks for hundreds, a curve for thousands.
 std::vector<int64_t> stage_alone_peaks(const Graph& graph, const PlanOptions& unsplit,
                                        const std::vector<OpOverlap>& overlaps, const std::vector<SplitStage>& stages);
 
