@@ -78,7 +78,9 @@ std::vector<StageOverlap> compute_stage_overlaps(const Graph& graph, const Sched
       read_later_in_stage |= std::find(inputs.begin(), inputs.end(), s.input) != inputs.end();
     }
     s.input_dies = first.input == s.input && first.input_dies && !read_later_in_stage && s.input != s.output;
-    if (options.method != OverlapMethod::kNone) s.analytic = closed_form_overlap(graph, tilings.tiling(stage), input, output);
+    if (options.method != OverlapMethod::kNone) {
+      s.analytic = closed_form_overlap(graph, tilings.tiling(stage), input, output);
+    }
     result.push_back(s);
   }
   if (interpreter) {

@@ -87,8 +87,7 @@ class AddressMemory {
     if (count == 1) return;
     store<T>(t, last, T{});
     if (count == 2) return;
-    accesses_ += count - 2;
-    if (accesses_ > max_accesses_) [[unlikely]] over_budget();
+    count_access(count - 2);
     if (t.index == output_ && t.is_output) writes_ += count - 2;
   }
   template <typename T>
@@ -143,8 +142,9 @@ class AddressMemory {
   int64_t max_accesses_ = kMaxAddressOnlyAccesses;
   bool copied_input_to_output_ = false;
 
-  void count_access() {
-    if (++accesses_ > max_accesses_) [[unlikely]] over_budget();
+  void count_access(int64_t accesses = 1) {
+    accesses_ += accesses;
+    if (accesses_ > max_accesses_) [[unlikely]] over_budget();
   }
   [[noreturn]] void over_budget() const;
 };
