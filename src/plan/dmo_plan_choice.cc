@@ -28,6 +28,7 @@ Plan plan_no_worse_than_tflm(const MemoryProblem& problem, int64_t alignment, bo
   DmoPlannerOptions options;
   options.alignment = alignment;
   options.repair_peak = repair_peak;
+  options.pack_rolling = repair_peak;
   Plan plan = plan_dmo(problem, options);
   require_valid(problem, plan, alignment);
   const int64_t tflm_alignment = std::max(alignment, kTflmBufferAlignment);

@@ -6,6 +6,7 @@
 #include "dmo/plan/bounds.h"
 #include "dmo/plan/overlap_placement.h"
 #include "dmo/plan/peak_repair.h"
+#include "dmo/plan/rolling_packing.h"
 
 namespace dmo {
 
@@ -178,6 +179,23 @@ Plan plan_dmo(const MemoryProblem& problem, const DmoPlannerOptions& options) {
       without_overlaps.overlaps.clear();
       best = repair_peak(without_overlaps, std::move(best), bound, repair);
     }
+  }
+
+  // Still above the bound: pack the whole graph again, stretch by stretch,
+  // at the bound.
+  if (options.pack_rolling && best.arena_size > bound) {
+    RollingPackingOptions rolling;
+    rolling.alignment = options.alignment;
+    rolling.end_rounding = options.end_rounding;
+    std::optional<Plan> packed;
+    if (options.use_overlaps || problem.overlaps.empty()) {
+      packed = pack_rolling(problem, best, bound, rolling);
+    } else {  // pairs this plan may not use
+      MemoryProblem without_overlaps = problem;
+      without_overlaps.overlaps.clear();
+      packed = pack_rolling(without_overlaps, best, bound, rolling);
+    }
+    if (packed && packed->arena_size < best.arena_size) best = std::move(*packed);
   }
 
   best.planner = options.use_overlaps ? "dmo" : "dmo_no_overlap";

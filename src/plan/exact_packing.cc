@@ -163,14 +163,15 @@ class ExactPacker {
   }
 
   void search(const State& state, size_t placed) {
-    if (++nodes_ > options_.node_budget) return;
+    if (done_ || ++nodes_ > options_.node_budget) return;
     if (placed == movable_) {
       if (state.top < best_) {
         best_ = state.top;
         best_offsets_.assign(offset_.begin(), offset_.begin() + static_cast<std::ptrdiff_t>(movable_));
       }
-      // Nothing is below the buffers that stay: the search is over.
-      if (best_ <= fixed_top_) nodes_ = std::max(nodes_, options_.node_budget);
+      // Nothing is below the buffers that stay, or this one is good enough:
+      // the search is over.
+      if (best_ <= fixed_top_ || (options_.good_enough && best_ <= *options_.good_enough)) done_ = true;
       return;
     }
     if (best_ != kNone && !room_left(state.level)) return;
@@ -203,7 +204,7 @@ class ExactPacker {
     for (size_t k = 0; k < children.size(); ++k) {
       const Child& child = children[k];
       if (k > 0 && children[k - 1].offset == child.offset && children[k - 1].buffer == child.buffer) continue;
-      if (nodes_ > options_.node_budget) return;
+      if (done_ || nodes_ > options_.node_budget) return;
       const auto b = static_cast<size_t>(child.buffer);
       if (best_ != kNone && child.offset + counted_[b] >= best_) continue;
       if (!feasible(b, child.offset)) continue;
@@ -237,6 +238,7 @@ class ExactPacker {
   std::vector<int64_t> best_offsets_;
   int64_t fixed_top_ = 0;
   int64_t nodes_ = 0;
+  bool done_ = false;  // a packing that cannot or need not be beaten was found
 };
 
 }  // namespace

@@ -51,7 +51,8 @@ class DmoPlanChooser {
   DmoPlanChooser(const MemoryProblem& problem, int64_t alignment);
   DmoPlanChooser(const MemoryProblem& problem, MemoryProblem stricter, int64_t alignment,
                  std::optional<int64_t> bound = std::nullopt);
-  // Plans without dmo's peak repair (DmoPlannerOptions::repair_peak): for
+  // Plans without dmo's peak repair and rolling packing
+  // (DmoPlannerOptions::repair_peak, pack_rolling): for
   // a search comparing many candidates, which plans the one it keeps in full.
   DmoPlanChooser& without_peak_repair();
   // choose_dmo_plan_only's plan.

@@ -16,7 +16,8 @@
 // and it stops as soon as a plan reaches the lower bound, or once its
 // placements have walked `work_budget` conflicts (where many buffers live
 // together c approaches n^2, and each add sorts its conflicts). The peak
-// repair after it costs what peak_repair.h says.
+// repair and the rolling packing after it cost what peak_repair.h and
+// rolling_packing.h say.
 #pragma once
 
 #include <cstdint>
@@ -43,6 +44,9 @@ struct DmoPlannerOptions {
   // arena is above the bound. A search comparing many candidate problems
   // leaves it to the plan it keeps.
   bool repair_peak = true;
+  // And, still above it, pack the graph again stretch by stretch at the
+  // bound (rolling_packing.h); like the repair, left to the plan kept.
+  bool pack_rolling = true;
 };
 
 Plan plan_dmo(const MemoryProblem& problem, const DmoPlannerOptions& options = {});

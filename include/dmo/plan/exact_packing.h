@@ -55,6 +55,9 @@ struct ExactPackingOptions {
   int64_t node_budget = 20000;
   // Stop once no packing below this is possible: the answer is then this.
   std::optional<int64_t> ceiling{};
+  // Stop at the first packing whose arena is at most this (a lower bound
+  // known elsewhere, or a target any packing under will do).
+  std::optional<int64_t> good_enough{};
 };
 
 // The smallest arena of the given buffers alone (none aliased or fixed;
