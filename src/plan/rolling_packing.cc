@@ -50,6 +50,7 @@ std::optional<Plan> pack_rolling(const MemoryProblem& problem, const Plan& plan,
   size_t anchor = 0;  // the stretch being packed starts here; earlier ones are undone to `packed`
   size_t back = 0;    // stretches undone for it
   int64_t work = 0;
+  const size_t setup = n + problem.overlaps.size();
   ExactPackingOptions packing;
   packing.alignment = options.alignment;
   packing.end_rounding = rounding;
@@ -79,7 +80,9 @@ std::optional<Plan> pack_rolling(const MemoryProblem& problem, const Plan& plan,
     int64_t nodes = 0;
     const std::optional<std::vector<int64_t>> found =
         exact_packing_around(problem, moving, staying, plan.descending_ops, packing, &nodes);
-    work += std::max<int64_t>(nodes, 1) * static_cast<int64_t>(around);
+    // Collecting the buffers and setting up the packing walk the whole
+    // problem: counted too, so a huge graph gives up after a few packings.
+    work += std::max<int64_t>(nodes, 1) * static_cast<int64_t>(around) + static_cast<int64_t>(setup);
     if (work > options.work_budget) return std::nullopt;
     if (found) {
       for (size_t k = 0; k < keep_end - packed; ++k) offsets[static_cast<size_t>(moving[k])] = (*found)[k];

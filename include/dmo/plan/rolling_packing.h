@@ -15,10 +15,14 @@
 // `plan` has them, and every op keeps the walk `plan` gives it, so the
 // result is a valid plan (the validator checks it again).
 //
-// Cost: per packing O(n) to collect its buffers (n in the problem), then
-// up to node_budget nodes, each about O(m * k) for the m it moves and the
-// k in and around it; at most about n / stretch packings plus the undone
-// ones, until the nodes searched, each counted k times, reach work_budget.
+// Cost: per packing O(n + p) to collect its buffers and set up the
+// packing (n buffers and p overlap pairs in the problem), then up to
+// node_budget nodes, each about O(m * k) for the m it moves and the k in
+// and around it; at most about n / stretch packings plus the undone ones.
+// It gives up once the nodes searched, each counted k times, and the
+// packings' n + p reach work_budget: on a graph of 5,000 ops it uses about
+// a tenth of it, and a graph of a million ops gives up after about twenty
+// packings.
 #pragma once
 
 #include <cstdint>
