@@ -74,7 +74,7 @@ TEST(RollingPacking, ValidAtMostItsTargetAndExactInOneStretch) {
     ASSERT_TRUE(validate_plan(problem, plan, 16).empty()) << "round " << round;
 
     // The optimum with the plan's walks, the buffers it may not move staying.
-    const std::vector<char> eligible = window_eligible_buffers(problem, 16);
+    const std::vector<char> eligible = movable_buffers(problem, 16);
     std::vector<int32_t> movable;
     std::vector<PlacedBuffer> staying;
     for (size_t b = 0; b < problem.buffers.size(); ++b) {

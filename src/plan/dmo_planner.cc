@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 
 #include "dmo/plan/bounds.h"
 #include "dmo/plan/overlap_placement.h"
@@ -168,17 +169,21 @@ Plan plan_dmo(const MemoryProblem& problem, const DmoPlannerOptions& options) {
     if (found && found->arena_size < best.arena_size) best = std::move(*found);
   }
 
+  // The repair and the rolling packing re-pack exactly: without the pairs
+  // this plan may not use, copied once for both.
+  const bool exact_after = (options.repair_peak || options.pack_rolling) && best.arena_size > bound;
+  std::optional<MemoryProblem> without_overlaps;
+  if (exact_after && !options.use_overlaps && !problem.overlaps.empty()) {
+    without_overlaps = problem;
+    without_overlaps->overlaps.clear();
+  }
+  const MemoryProblem& packed_problem = without_overlaps ? *without_overlaps : problem;
+
   if (options.repair_peak && best.arena_size > bound) {
     PeakRepairOptions repair;
     repair.alignment = options.alignment;
     repair.end_rounding = options.end_rounding;
-    if (options.use_overlaps || problem.overlaps.empty()) {
-      best = repair_peak(problem, std::move(best), bound, repair);
-    } else {  // pairs this plan may not use
-      MemoryProblem without_overlaps = problem;
-      without_overlaps.overlaps.clear();
-      best = repair_peak(without_overlaps, std::move(best), bound, repair);
-    }
+    best = repair_peak(packed_problem, std::move(best), bound, repair);
   }
 
   // Still above the bound: pack the whole graph again, stretch by stretch,
@@ -187,14 +192,7 @@ Plan plan_dmo(const MemoryProblem& problem, const DmoPlannerOptions& options) {
     RollingPackingOptions rolling;
     rolling.alignment = options.alignment;
     rolling.end_rounding = options.end_rounding;
-    std::optional<Plan> packed;
-    if (options.use_overlaps || problem.overlaps.empty()) {
-      packed = pack_rolling(problem, best, bound, rolling);
-    } else {  // pairs this plan may not use
-      MemoryProblem without_overlaps = problem;
-      without_overlaps.overlaps.clear();
-      packed = pack_rolling(without_overlaps, best, bound, rolling);
-    }
+    std::optional<Plan> packed = pack_rolling(packed_problem, best, bound, rolling);
     if (packed && packed->arena_size < best.arena_size) best = std::move(*packed);
   }
 

@@ -296,6 +296,14 @@ std::vector<char> window_eligible_buffers(const MemoryProblem& problem, int64_t 
   return eligible;
 }
 
+std::vector<char> movable_buffers(const MemoryProblem& problem, int64_t alignment) {
+  std::vector<char> movable = window_eligible_buffers(problem, alignment);
+  for (size_t b = 0; b < problem.buffers.size(); ++b) {
+    if (alignment % alignment_of(problem.buffers[b], alignment) != 0) movable[b] = 0;
+  }
+  return movable;
+}
+
 std::optional<std::vector<int32_t>> window_buffers(const MemoryProblem& problem, const std::vector<char>& eligible,
                                                    int32_t centre, int32_t max_buffers, int32_t excluded) {
   // The buffers live in [lo, hi].

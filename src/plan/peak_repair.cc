@@ -16,15 +16,9 @@ class PeakRepairer {
   PeakRepairer(const MemoryProblem& problem, const PeakRepairOptions& options)
       : problem_(problem),
         options_(options),
-        eligible_(window_eligible_buffers(problem, options.alignment)),
+        eligible_(movable_buffers(problem, options.alignment)),
         live_(live_bytes_per_op(problem)),
-        work_left_(options.work_budget) {
-    // The packing's offsets are multiples of the default alignment: a
-    // buffer needing more stays where it is.
-    for (size_t b = 0; b < problem.buffers.size(); ++b) {
-      if (options.alignment % alignment_of(problem.buffers[b], options.alignment) != 0) eligible_[b] = 0;
-    }
-  }
+        work_left_(options.work_budget) {}
 
   bool out_of_work() const { return work_left_ <= 0; }
 

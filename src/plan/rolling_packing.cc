@@ -1,7 +1,6 @@
 #include "dmo/plan/rolling_packing.h"
 
 #include <algorithm>
-#include <numeric>
 #include <vector>
 
 #include "dmo/plan/exact_packing.h"
@@ -23,14 +22,12 @@ std::optional<Plan> pack_rolling(const MemoryProblem& problem, const Plan& plan,
   const size_t n = problem.buffers.size();
   if (plan.offsets.size() != n || problem.op_count <= 0 || options.stretch <= 0) return std::nullopt;
   const int64_t rounding = std::max<int64_t>(options.end_rounding, 1);
-  std::vector<char> movable = window_eligible_buffers(problem, options.alignment);
+  std::vector<char> movable = movable_buffers(problem, options.alignment);
   std::vector<int64_t> offsets = plan.offsets;
   std::vector<int32_t> births;  // the buffers to pack, by first use
   for (size_t b = 0; b < n; ++b) {
     const BufferRequest& buffer = problem.buffers[b];
-    // The packing's offsets are multiples of the default alignment: a
-    // buffer needing more stays where it is.
-    if (options.alignment % alignment_of(buffer, options.alignment) != 0 || plan.offsets[b] < 0) movable[b] = 0;
+    if (plan.offsets[b] < 0) movable[b] = 0;
     if (movable[b]) {
       births.push_back(static_cast<int32_t>(b));
       offsets[b] = -1;

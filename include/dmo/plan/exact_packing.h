@@ -90,6 +90,12 @@ std::optional<std::vector<int64_t>> exact_packing_around(const MemoryProblem& pr
 // overlap pair allowing a negative step.
 std::vector<char> window_eligible_buffers(const MemoryProblem& problem, int64_t alignment);
 
+// Of those, the ones a re-packing of a plan may move (peak_repair.h,
+// rolling_packing.h): its offsets are multiples of the default
+// `alignment`, so a buffer needing more stays where it is. (A lower bound
+// may pack them on the finer lattice: a relaxation.)
+std::vector<char> movable_buffers(const MemoryProblem& problem, int64_t alignment);
+
 // A window of times grown from `centre` a time at a time, on the side
 // adding fewer buffers, while the `eligible` buffers live in it (all but
 // `excluded`) are at most `max_buffers`: those buffers. Nothing when the

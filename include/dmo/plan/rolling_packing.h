@@ -11,7 +11,7 @@
 // many windows; this step places such a buffer knowing the stretches after
 // its birth.
 //
-// Buffers exact packing may not move (window_eligible_buffers) stay where
+// Buffers exact packing may not move (movable_buffers) stay where
 // `plan` has them, and every op keeps the walk `plan` gives it, so the
 // result is a valid plan (the validator checks it again).
 //
