@@ -178,10 +178,11 @@ int32_t padding_before(Padding padding, int32_t in, int32_t filter, int32_t stri
   return std::max(0, (out - 1) * stride + effective - in) / 2;
 }
 
-// The output TFLite's ConvPerChannel computes for int16: the exact sum of
-// products (every tap inside the input), the bias, then the 64-bit
-// multiply for an int64 bias, else the sum and bias wrapped to 32 bits and
-// the 32-bit multiply; clamped to the activation's range.
+// The output TFLM's reference ConvEval computes for int16: the exact sum
+// of products (every tap inside the input), the bias, then the 64-bit
+// multiply for an int64 bias or none (the options give no INT32
+// quantized_bias_type), else the sum and bias wrapped to 32 bits and the
+// 32-bit multiply; clamped to the activation's range.
 std::vector<int16_t> tflite_conv16(const Conv16Model& model, const std::vector<int16_t>& input) {
   const Conv16Case& c = model.c;
   const int32_t oh = out_height(c), ow = out_width(c), fd = filter_depth_of(c);
@@ -219,7 +220,7 @@ std::vector<int16_t> tflite_conv16(const Conv16Model& model, const std::vector<i
                                         static_cast<double>(model.filter_scales[static_cast<size_t>(o)]) /
                                         static_cast<double>(model.output_scale));
           int32_t scaled = 0;
-          if (c.bias == BiasKind::kInt64) {
+          if (c.bias != BiasKind::kInt32) {
             scaled = multiply_64(sum + bias, m);
           } else {
             const auto wrapped = static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(sum)) +
@@ -320,6 +321,7 @@ struct SmallConv {
   BiasKind bias = BiasKind::kInt64;
   int64_t bias_value = 0;
   Activation activation = Activation::kNone;
+  DataType quantized_bias_type = DataType::kFloat32;  // the options' field, FLOAT32 meaning unset
 };
 
 Graph small_conv(const SmallConv& s) {
@@ -336,7 +338,8 @@ Graph small_conv(const SmallConv& s) {
         b.add_constant_values<int32_t>("bias", DataType::kInt32, {1}, {static_cast<int32_t>(s.bias_value)}));
   }
   const int32_t out = b.add_tensor("output", DataType::kInt16, {1, 1, s.pixels, 1}, per_tensor(s.output_scale, 0));
-  b.add_op(OpKind::kConv2D, inputs, {out}, Conv2DParams{Padding::kValid, 1, 1, 1, 1, s.activation});
+  b.add_op(OpKind::kConv2D, inputs, {out},
+           Conv2DParams{Padding::kValid, 1, 1, 1, 1, s.activation, s.quantized_bias_type});
   b.set_inputs({in});
   b.set_outputs({out});
   return b.finish();
@@ -357,7 +360,8 @@ TEST(Conv16, RequantizesWithTheMultiplyOfTheBiasType) {
   // value -666.33). 64-bit: 16-bit multiplier 0x5555, one shift by 16:
   // (-1999 * 21845 + 32768) >> 16 = -666. 32-bit: the doubled high half
   // rounds -1332.67 to -1333, the shift by 1 rounds -666.5 away from zero:
-  // -667. No bias reads as int32, so it rounds as the int32 bias does.
+  // -667. Without a bias TFLM's reference ConvEval accumulates in 64 bits
+  // (quantized_bias_type not INT32); the CMSIS-NN glue takes its int32 path.
   for (KernelFamily family : kAllFamilies) {
     SCOPED_TRACE(std::string(kernel_family_name(family)));
     SmallConv s;
@@ -366,7 +370,12 @@ TEST(Conv16, RequantizesWithTheMultiplyOfTheBiasType) {
     s.bias = BiasKind::kInt32;
     EXPECT_EQ(run_small(s, {-1999}, family), std::vector<int16_t>{-667});
     s.bias = BiasKind::kNone;
+    EXPECT_EQ(run_small(s, {-1999}, family),
+              std::vector<int16_t>{family == KernelFamily::kTflmReference ? int16_t{-666} : int16_t{-667}});
+    // quantized_bias_type INT32 asks for the int32 accumulator.
+    s.quantized_bias_type = DataType::kInt32;
     EXPECT_EQ(run_small(s, {-1999}, family), std::vector<int16_t>{-667});
+    s.quantized_bias_type = DataType::kFloat32;
     // The bias is added before the multiply: -2000 + 1 = -1999 again.
     s.bias = BiasKind::kInt64;
     s.bias_value = 1;

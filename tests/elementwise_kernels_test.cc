@@ -399,6 +399,14 @@ TEST(ReluKernels, ReluInt8Requantizes) {
   EXPECT_EQ(run<int8_t>(m, bytes_of<int8_t>({-20, -10, 0, 50, 60})), (std::vector<int8_t>{5, 5, 25, 125, 127}));
 }
 
+TEST(ReluKernels, ReluInt8MultiplierFromTheScalesDividedInFloat) {
+  // CalculateReluOpData divides the scales in float: x = -35 gives -33
+  // with that quotient's multiplier, -32 with the quotient in double.
+  OneOp m = unary(OpKind::kRelu, {DataType::kInt8, {1}, per_tensor(0.00628012512f, -128)},
+                  {DataType::kInt8, {1}, per_tensor(0.00611572387f, -128)});
+  EXPECT_EQ(run<int8_t>(m, bytes_of<int8_t>({-35})), (std::vector<int8_t>{-33}));
+}
+
 TEST(ReluKernels, ReluUInt8AndInt16) {
   OneOp u = unary(OpKind::kRelu, {DataType::kUInt8, {3}, per_tensor(1.0f, 100)}, {DataType::kUInt8, {3}, per_tensor(0.5f, 0)});
   EXPECT_EQ(run<uint8_t>(u, bytes_of<uint8_t>({90, 101, 255})), (std::vector<uint8_t>{0, 2, 255}));

@@ -598,6 +598,15 @@ TEST(Rsqrt, Int8ScalesTheFixedPointInverseRoot) {
   }
 }
 
+TEST(Rsqrt, Int8MultiplierFromTheScalesInFloat) {
+  // SetRsqrtOutputMultiplier takes sqrt(input_scale) * output_scale in
+  // float: here that float product's multiplier rounds x = -110 to -61,
+  // where the same product in double gives -60.
+  const MathOp m = make_op(OpKind::kRsqrt, {{DataType::kInt8, {2}, per_tensor(0.00033399454f, -128)}},
+                           {DataType::kInt8, {2}, per_tensor(0.191069916f, -128)});
+  EXPECT_EQ(run<int8_t>(m, bytes_of(std::vector<int8_t>{-110, -110})), (std::vector<int8_t>{-61, -61}));
+}
+
 TEST(Rsqrt, Int16NeedsZeroPointsZero) {
   const MathOp m = make_op(OpKind::kRsqrt, {{DataType::kInt16, {3}, per_tensor(1.0f, 0)}},
                            {DataType::kInt16, {3}, per_tensor(1.0f / 1024, 0)});

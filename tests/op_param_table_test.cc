@@ -80,6 +80,7 @@ template <class M>
 std::string schema_type_of() {
   if constexpr (std::is_same_v<M, Padding>) return "Padding";
   if constexpr (std::is_same_v<M, Activation>) return "ActivationFunctionType";
+  if constexpr (std::is_same_v<M, DataType>) return "TensorType";
   if constexpr (std::is_same_v<M, int32_t>) return "int";
   if constexpr (std::is_same_v<M, int8_t>) return "byte";
   if constexpr (std::is_same_v<M, bool>) return "bool";
@@ -130,7 +131,7 @@ TEST(OpParamTable, MatchesTheSchema) {
          ...);
       },
       kOpOptions);
-  EXPECT_EQ(entries, 33);
+  EXPECT_EQ(entries, 34);
 }
 
 TEST(OpParamTable, EveryParamsStructHasAnOpKind) {

@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -449,9 +451,9 @@ TEST(Pad, SafeOverlapFollowsTheOutputOrder) {
 
 // ------------------------------------------------------------------- MEAN
 
-OneOp mean_model(DataType type, const Shape& in, const Shape& out, const std::vector<int32_t>& axes,
-                 Quantization in_quant = {}, Quantization out_quant = {}, bool keep_dims = false,
-                 bool constant_axes = true) {
+OneOp reduction_model(OpKind kind, DataType type, const Shape& in, const Shape& out, const std::vector<int32_t>& axes,
+                      Quantization in_quant = {}, Quantization out_quant = {}, bool keep_dims = false,
+                      bool constant_axes = true) {
   GraphBuilder b("shape_kernels_test");
   OneOp m;
   const int32_t input = b.add_tensor("input", type, in, in_quant);
@@ -459,12 +461,18 @@ OneOp mean_model(DataType type, const Shape& in, const Shape& out, const std::ve
   const int32_t axis = constant_axes ? b.add_constant_values<int32_t>("axis", DataType::kInt32, axis_shape, axes)
                                      : b.add_tensor("axis", DataType::kInt32, axis_shape);
   m.outputs = {b.add_tensor("output", type, out, out_quant)};
-  b.add_op(OpKind::kMean, {input, axis}, m.outputs, ReducerParams{keep_dims});
+  b.add_op(kind, {input, axis}, m.outputs, ReducerParams{keep_dims});
   m.inputs = constant_axes ? std::vector<int32_t>{input} : std::vector<int32_t>{input, axis};
   b.set_inputs(m.inputs);
   b.set_outputs(m.outputs);
   m.graph = b.finish();
   return m;
+}
+
+OneOp mean_model(DataType type, const Shape& in, const Shape& out, const std::vector<int32_t>& axes,
+                 Quantization in_quant = {}, Quantization out_quant = {}, bool keep_dims = false,
+                 bool constant_axes = true) {
+  return reduction_model(OpKind::kMean, type, in, out, axes, in_quant, out_quant, keep_dims, constant_axes);
 }
 
 TEST(Mean, FloatOverEachAxis) {
@@ -487,15 +495,74 @@ TEST(Mean, FloatSumsInInputOrderThenDivides) {
   EXPECT_EQ(values_from<float>(run_graph(m.graph, bytes_of(in))[0]), (std::vector<float>{0.0f, 2.5f}));
 }
 
-TEST(Mean, Int8WithOneQuantizationDividesAndTruncates) {
-  // Input and output share scale and zero point: TFLM's Mean<int8_t, int32_t>
-  // divides the int32 sum by the count as C++ does, truncating.
+TEST(Mean, Int8WithOneQuantizationRoundsAsTflmRequantizes) {
+  // Input and output share scale and zero point: TFLM still requantizes
+  // (QuantizedMeanOrSum), rounding half away from zero.
   const Quantization q = per_tensor(0.5f, 0);
   OneOp m = mean_model(DataType::kInt8, {3, 4}, {3}, {1}, q, q);
   // Means 2.5, -2.5 and 2.75.
   EXPECT_EQ(values_from<int8_t>(run_graph(m.graph, bytes_of(std::vector<int8_t>{1, 2, 3, 4, -1, -2, -3, -4, 1, 2, 3,
                                                                                   5}))[0]),
-            (std::vector<int8_t>{2, -2, 2}));
+            (std::vector<int8_t>{3, -3, 3}));
+}
+
+// TFLM's integer MEAN written out from its definition, apart from dmo's
+// code: QuantizeMultiplier(input_scale / output_scale), 1/count folded into
+// the multiplier, MultiplyByQuantizedMultiplier with its two roundings.
+std::vector<int8_t> tflm_int8_mean_over_rows(const std::vector<int8_t>& in, int64_t rows, int64_t channels,
+                                             double real_multiplier, int32_t in_zp, int32_t out_zp) {
+  int exponent = 0;
+  const double fraction = std::frexp(real_multiplier, &exponent);
+  auto fixed = static_cast<int64_t>(std::round(fraction * 2147483648.0));
+  if (fixed == 2147483648) {
+    fixed /= 2;
+    ++exponent;
+  }
+  int fold = 63 - std::countl_zero(static_cast<uint64_t>(rows));
+  fold = std::min({fold, 32, 31 + exponent});
+  const auto multiplier = static_cast<int32_t>((fixed << fold) / rows);
+  const int shift = exponent - fold;
+  std::vector<int8_t> out;
+  for (int64_t c = 0; c < channels; ++c) {
+    int64_t sum = 0;
+    for (int64_t r = 0; r < rows; ++r) sum += in[static_cast<size_t>(r * channels + c)];
+    const auto x = static_cast<int32_t>(sum - int64_t{in_zp} * rows);
+    const int64_t left = x * (int64_t{1} << std::max(shift, 0));
+    const int64_t product = left * multiplier;
+    const int64_t nudge = product >= 0 ? (int64_t{1} << 30) : 1 - (int64_t{1} << 30);
+    const auto high = static_cast<int32_t>((product + nudge) / (int64_t{1} << 31));
+    const int right = std::max(-shift, 0);
+    const int32_t mask = static_cast<int32_t>((int64_t{1} << right) - 1);
+    const int32_t threshold = (mask >> 1) + (high < 0 ? 1 : 0);
+    const int32_t rounded = (high >> right) + ((high & mask) > threshold ? 1 : 0);
+    out.push_back(static_cast<int8_t>(std::clamp(rounded + out_zp, -128, 127)));
+  }
+  return out;
+}
+
+TEST(Mean, MobileNetV2ClassifierHeadIsTflmsRequantizedMean) {
+  // A real MobileNet v2 head: 7x7x1280 -> 1x1x1x1280 over height and width,
+  // input and output sharing scale and zero point.
+  const Quantization q = per_tensor(0.0235294f, -128);
+  OneOp m = mean_model(DataType::kInt8, {1, 7, 7, 1280}, {1, 1, 1, 1280}, {1, 2}, q, q, true);
+  std::vector<int8_t> in(7 * 7 * 1280);
+  uint32_t state = 12345;
+  for (int8_t& v : in) {
+    state ^= state << 13;
+    state ^= state >> 17;
+    state ^= state << 5;
+    v = static_cast<int8_t>(state >> 24);
+  }
+  const std::vector<int8_t> expected = tflm_int8_mean_over_rows(in, 49, 1280, 1.0, -128, -128);
+  EXPECT_EQ(values_from<int8_t>(run_graph(m.graph, bytes_of(in))[0]), expected);
+  // The case tells rounding from truncation on many channels.
+  int64_t truncation_differs = 0;
+  for (int64_t c = 0; c < 1280; ++c) {
+    int32_t sum = 0;
+    for (int64_t r = 0; r < 49; ++r) sum += in[static_cast<size_t>(r * 1280 + c)];
+    truncation_differs += static_cast<int8_t>(sum / 49) != expected[static_cast<size_t>(c)];
+  }
+  EXPECT_GT(truncation_differs, 100);
 }
 
 TEST(Mean, Int8RequantizedRoundsHalfAwayFromZero) {
@@ -515,12 +582,12 @@ TEST(Mean, Int8RequantizesAndSaturates) {
 }
 
 TEST(Mean, UInt8AndInt16) {
-  // uint8, zero point 128, same scale: the raw sums divided and truncated,
-  // [130, 133] -> 131 and [0, 1] -> 0.
+  // uint8, zero point 128, same scale: requantized as int8 is,
+  // [130, 133] -> 131.5 -> 132 and [0, 1] -> -127.5 -> 1.
   const Quantization q = per_tensor(0.1f, 128);
   OneOp u8 = mean_model(DataType::kUInt8, {2, 2}, {2}, {1}, q, q);
   EXPECT_EQ(values_from<uint8_t>(run_graph(u8.graph, bytes_of(std::vector<uint8_t>{130, 133, 0, 1}))[0]),
-            (std::vector<uint8_t>{131, 0}));
+            (std::vector<uint8_t>{132, 1}));
   // int16, output scale twice the input's: mean 1001 -> 500.5 -> 501.
   OneOp s16 = mean_model(DataType::kInt16, {1, 2}, {1}, {1}, per_tensor(1.0f, 0), per_tensor(2.0f, 0));
   EXPECT_EQ(values_from<int16_t>(run_graph(s16.graph, bytes_of(std::vector<int16_t>{1000, 1002}))[0]),
@@ -553,6 +620,43 @@ TEST(Mean, SafeOverlapFollowsTflmsPath) {
   // The same axes counted from the end are not TFLM's 4-D case.
   OneOp negative = mean_model(DataType::kFloat32, {1, 3, 3, 4}, {1, 1, 1, 4}, {-3, -2}, {}, {}, true);
   EXPECT_EQ(overlap_of(negative.graph, 0, negative.outputs[0]), 0);
+}
+
+// -------------------------------------------------------------------- SUM
+
+TEST(Sum, FloatOverAnAxisAndAll) {
+  const std::vector<float> in = {1, 2, 3, 4, 5, 6};
+  OneOp rows = reduction_model(OpKind::kSum, DataType::kFloat32, {2, 3}, {2}, {-1});
+  EXPECT_EQ(values_from<float>(run_graph(rows.graph, bytes_of(in))[0]), (std::vector<float>{6, 15}));
+  OneOp all = reduction_model(OpKind::kSum, DataType::kFloat32, {2, 3}, {1, 1}, {0, 1}, {}, {}, true);
+  EXPECT_EQ(values_from<float>(run_graph(all.graph, bytes_of(in))[0]), (std::vector<float>{21}));
+  // ReduceGeneric adds in row-major input order: 1e8 + 1 + 1 - 1e8 is 0.
+  OneOp order = reduction_model(OpKind::kSum, DataType::kFloat32, {4, 1}, {1}, {0});
+  EXPECT_EQ(values_from<float>(run_graph(order.graph, bytes_of(std::vector<float>{1e8f, 1, 1, -1e8f}))[0]),
+            (std::vector<float>{0.0f}));
+}
+
+TEST(Sum, Int8RequantizesTheSumWithoutDividing) {
+  // Output scale twice the input's: sums 10, -10 and 11 halve to 5, -5, 5.5.
+  OneOp m = reduction_model(OpKind::kSum, DataType::kInt8, {3, 2}, {3}, {1}, per_tensor(0.5f, 0),
+                            per_tensor(1.0f, 0));
+  EXPECT_EQ(values_from<int8_t>(run_graph(m.graph, bytes_of(std::vector<int8_t>{4, 6, -4, -6, 5, 6}))[0]),
+            (std::vector<int8_t>{5, -5, 6}));
+  // Zero points come off per summed element and the result saturates.
+  OneOp z = reduction_model(OpKind::kSum, DataType::kInt16, {2, 2}, {2}, {1}, per_tensor(1.0f, 0),
+                            per_tensor(1.0f, 0));
+  EXPECT_EQ(values_from<int16_t>(run_graph(z.graph, bytes_of(std::vector<int16_t>{30000, 30000, -7, 2}))[0]),
+            (std::vector<int16_t>{32767, -5}));
+}
+
+TEST(Sum, RejectsUInt8AsTflmDoes) {
+  OneOp u8 = reduction_model(OpKind::kSum, DataType::kUInt8, {2}, {}, {0}, per_tensor(1.0f, 0), per_tensor(1.0f, 0));
+  EXPECT_RUN_ERROR(u8.graph, std::vector<uint8_t>(2), "op 0 (SUM): input type UINT8 is not supported");
+}
+
+TEST(Sum, SafeOverlapIsZeroAsTheOutputIsResetFirst) {
+  OneOp m = reduction_model(OpKind::kSum, DataType::kFloat32, {3, 2}, {3}, {1});
+  EXPECT_EQ(overlap_of(m.graph, 0, m.outputs[0]), 0);
 }
 
 // ---------------------------------------------------------- STRIDED_SLICE
@@ -622,10 +726,11 @@ TEST(StridedSlice, ShrinkAxisDropsTheDimension) {
   EXPECT_EQ(slice_floats({}, last), (std::vector<float>{11}));
 }
 
-TEST(StridedSlice, OffsetMakesEndRelative) {
+TEST(StridedSlice, OffsetIsIgnoredAsTflmIgnoresIt) {
+  // TFLM's BuildStridedSliceParams leaves `offset` false: end stays absolute.
   SliceSpec s{{1, 1}, {2, 2}, {1, 1}};
   s.offset = true;
-  EXPECT_EQ(slice_floats({2, 2}, s), (std::vector<float>{5, 6, 9, 10}));
+  EXPECT_EQ(slice_floats({1, 1}, s), (std::vector<float>{5}));
 }
 
 TEST(StridedSlice, FiveDimensionsAndEveryType) {

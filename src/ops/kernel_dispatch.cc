@@ -112,6 +112,7 @@ PreparedKernel prepare_kernel(const OpContext& ctx) {
     case OpKind::kPad: return prepare_pad(ctx);
     case OpKind::kPadV2: return prepare_pad(ctx);
     case OpKind::kMean: return prepare_mean(ctx);
+    case OpKind::kSum: return prepare_sum(ctx);
     case OpKind::kStridedSlice: return prepare_strided_slice(ctx);
     case OpKind::kSvdf: return prepare_svdf(ctx);
     // Custom ops, by their code.

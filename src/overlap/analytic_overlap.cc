@@ -286,10 +286,11 @@ AnalyticOverlap analytic_safe_overlap(const Subgraph& subgraph, int32_t op_index
       if (descending) break;
       return {0, "strided slice: 0 bounds its rows' memcpy"};
     case OpKind::kMean:
+    case OpKind::kSum:
       // Every TFLM path but one resets the whole output before reading the
       // input; 0 bounds that one too.
       if (descending) break;
-      return {0, "mean: the output is reset before the input is read"};
+      return {0, "reduction: the output is reset before the input is read"};
     default:
       return {std::nullopt, "no closed form for " + op.name()};
   }

@@ -30,6 +30,7 @@ enum class OpKind : int32_t {
   kPad = 34,
   kGather = 36,
   kMean = 40,
+  kSum = 74,
   kSub = 41,
   kSqueeze = 43,
   kUnidirectionalSequenceLstm = 44,

@@ -42,6 +42,11 @@ struct OptionEnum<Activation> {
   static constexpr std::string_view kWhat = "fused activation";
   static constexpr int kMax = 5;
 };
+template <>
+struct OptionEnum<DataType> {
+  static constexpr std::string_view kWhat = "quantized bias type";
+  static constexpr int kMax = static_cast<int>(DataType::kBFloat16);
+};
 
 // How a member is stored in the flatbuffer: enums as their underlying
 // integer, bool as a byte (as flatbuffers does), numbers as themselves.
@@ -118,9 +123,15 @@ constexpr auto activation_and_dilations(uint16_t id) {
   };
 }
 
+template <class P>
+constexpr ScalarField<P, DataType> quantized_bias_type_at(uint16_t id) {
+  return {"quantized_bias_type", id, &P::quantized_bias_type, DataType::kFloat32};
+}
+
 template <>
 inline constexpr auto kParamFields<Conv2DParams> =
-    std::tuple_cat(padding_and_strides<Conv2DParams>(), activation_and_dilations<Conv2DParams>(3));
+    std::tuple_cat(padding_and_strides<Conv2DParams>(), activation_and_dilations<Conv2DParams>(3),
+                   std::tuple{quantized_bias_type_at<Conv2DParams>(6)});
 
 template <>
 inline constexpr auto kParamFields<DepthwiseConv2DParams> = std::tuple_cat(
@@ -146,6 +157,7 @@ inline constexpr auto kParamFields<FullyConnectedParams> = std::tuple{
     ScalarField<FullyConnectedParams, bool>{"keep_num_dims", 2, &FullyConnectedParams::keep_num_dims, false},
     ScalarField<FullyConnectedParams, bool>{"asymmetric_quantize_inputs", 3,
                                             &FullyConnectedParams::asymmetric_quantize_inputs, false},
+    quantized_bias_type_at<FullyConnectedParams>(4),
 };
 
 template <>
@@ -323,6 +335,7 @@ inline constexpr auto kOpOptions = std::tuple{
     OpOptions<SvdfParams>{OpKind::kSvdf, 6, "SVDFOptions", true},
     OpOptions<GatherParams>{OpKind::kGather, 23, "GatherOptions", false},
     OpOptions<ReducerParams>{OpKind::kMean, 27, "ReducerOptions", false},
+    OpOptions<ReducerParams>{OpKind::kSum, 27, "ReducerOptions", false},
     OpOptions<ElementwiseParams>{OpKind::kSub, 28, "SubOptions", false},
     OpOptions<SqueezeParams>{OpKind::kSqueeze, 30, "SqueezeOptions", false},
     OpOptions<StridedSliceParams>{OpKind::kStridedSlice, 32, "StridedSliceOptions", false},

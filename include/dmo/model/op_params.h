@@ -6,6 +6,8 @@
 #include <variant>
 #include <vector>
 
+#include "dmo/model/data_type.h"
+
 namespace dmo {
 
 enum class Padding : int8_t { kSame = 0, kValid = 1 };
@@ -24,6 +26,9 @@ struct Conv2DParams {
   int32_t stride_w = 1, stride_h = 1;
   int32_t dilation_w = 1, dilation_h = 1;
   Activation activation = Activation::kNone;
+  // The bias type a quantized op without a bias accumulates in (INT32, or
+  // the schema's FLOAT32 for "not given": then an int16 op uses 64 bits).
+  DataType quantized_bias_type = DataType::kFloat32;
 };
 
 struct DepthwiseConv2DParams {
@@ -46,6 +51,7 @@ struct FullyConnectedParams {
   int8_t weights_format = 0;  // 0 = DEFAULT; others are not supported by kernels
   bool keep_num_dims = false;
   bool asymmetric_quantize_inputs = false;
+  DataType quantized_bias_type = DataType::kFloat32;  // as Conv2DParams'
 };
 
 struct SoftmaxParams {

@@ -53,13 +53,14 @@ PreparedKernel prepare_arg_max(const OpContext& ctx);
 PreparedKernel prepare_arg_min(const OpContext& ctx);
 PreparedKernel prepare_l2_normalization(const OpContext& ctx);
 
-// Shape and copy ops, MEAN and SVDF: eval walks the whole output ascending.
+// Shape and copy ops, MEAN, SUM and SVDF: eval walks the whole output ascending.
 PreparedKernel prepare_reshape(const OpContext& ctx);
 PreparedKernel prepare_squeeze(const OpContext& ctx);
 PreparedKernel prepare_concatenation(const OpContext& ctx);
 PreparedKernel prepare_split(const OpContext& ctx);
 PreparedKernel prepare_pad(const OpContext& ctx);  // PAD and PADV2
 PreparedKernel prepare_mean(const OpContext& ctx);
+PreparedKernel prepare_sum(const OpContext& ctx);
 PreparedKernel prepare_strided_slice(const OpContext& ctx);
 PreparedKernel prepare_svdf(const OpContext& ctx);
 // Recurrent: steps through time, writing each step's output rows in turn.

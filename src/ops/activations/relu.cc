@@ -36,7 +36,8 @@ ReluRequantization relu_requantization(const OpContext& ctx, float act_min, std:
   ReluRequantization r;
   r.input_zero_point = in.zero_point;
   r.output_zero_point = out.zero_point;
-  r.multiplier = quantize_multiplier(static_cast<double>(in.scale) / static_cast<double>(out.scale));
+  // CalculateReluOpData divides the scales in float.
+  r.multiplier = quantize_multiplier(static_cast<double>(in.scale / out.scale));
   auto quantize = [&](float f) { return out.zero_point + static_cast<int32_t>(std::round(f / out.scale)); };
   r.min = std::max(static_cast<int32_t>(std::numeric_limits<T>::min()), quantize(act_min));
   r.max = act_max ? std::min(static_cast<int32_t>(std::numeric_limits<T>::max()), quantize(*act_max))

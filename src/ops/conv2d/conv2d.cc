@@ -1,9 +1,8 @@
 // CONV_2D, mirroring TFLM's conv.cc ConvEval (tensorflow/tflite-micro
-// afbf908ac6e9a47ac4990778bb4b3fd94ffee021): reference_ops::Conv (float,
-// uint8) and reference_integer_ops::ConvPerChannel (int8; int16 input with
-// int8 filter and an int64 bias, or an int32 bias or none: its int16
-// overload, read at 68f5545766da1905ca80b47effeef00aedd8f6b9, which neither
-// checks nor applies zero points; only the activation range uses the
+// 90b983c2): reference_ops::Conv (float, uint8) and
+// reference_integer_ops::ConvPerChannel (int8; int16 input with int8
+// filter and an int64 or int32 bias or none: its int16 overloads, which
+// neither check nor apply zero points; only the activation range uses the
 // output's). NHWC input, OHWI filter,
 // optional bias, in their loop order (batch, out y, out x, out channel,
 // then filter y, filter x, in channel). Taps that fall in the padding are
@@ -82,8 +81,9 @@ struct ConvLoops {
 };
 
 // int16 input ("16x8"): the same loop nest with Conv16x8Arithmetic, whose
-// accumulator is the bias's type (int32 without a bias, as TFLM reads an
-// absent bias as int32).
+// accumulator is int32 for an int32 bias, or without a bias when the
+// options' quantized_bias_type says INT32, and int64 otherwise (ConvEval's
+// requires_int32_accum).
 struct Conv16x8Kernel {
   ConvGeometry g;
   ConvRequantization requantization;  // offsets unused
@@ -99,7 +99,8 @@ struct Conv16x8Kernel {
 PreparedKernel prepare_conv16x8(const OpContext& ctx, const Conv2DParams& params) {
   Conv16x8Kernel k;
   k.g = conv_geometry(ctx, params);
-  k.int64_bias = ctx.has_input(2) && ctx.input(2).type() == DataType::kInt64;
+  k.int64_bias = ctx.has_input(2) ? ctx.input(2).type() == DataType::kInt64
+                                  : params.quantized_bias_type != DataType::kInt32;
   k.requantization = per_channel_requantization(ctx, params.activation, k.g.output_depth, /*quantized_dimension=*/0);
   if (k.int64_bias) {
     // The 64-bit MultiplyByQuantizedMultiplier shifts right by 15 - shift.

@@ -47,8 +47,9 @@ PreparedKernel prepare_quantized_rsqrt(const OpContext& ctx) {
   RsqrtRequantization r;
   r.input_offset = in.zero_point;
   r.output_offset = out.zero_point;
-  r.multiplier =
-      quantize_multiplier(1.0 / (std::sqrt(static_cast<double>(in.scale)) * static_cast<double>(out.scale)));
+  // SetRsqrtOutputMultiplier: the square root and product in float, as TFLM does.
+  const float scale_product = std::sqrt(in.scale) * out.scale;
+  r.multiplier = quantize_multiplier(1.0 / static_cast<double>(scale_product));
   return map_elements_kernel<T, T>([r](T x) {
     constexpr int kShift = 20;  // keeps 1 / sqrt(value) an integer in between
     const int32_t value = static_cast<int32_t>(x) - r.input_offset;

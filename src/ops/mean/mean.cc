@@ -1,5 +1,6 @@
-// MEAN over constant axes, mirroring TFLM's reduce kernel (EvalMeanHelper in
-// reduce_common.cc) in the loads and stores of each path it selects:
+// MEAN and SUM over constant axes, mirroring TFLM's reduce kernel
+// (EvalMeanHelper and EvalSumHelper in reduce_common.cc) in the loads and
+// stores of each path it selects. MEAN:
 //  - FLOAT32, 4-D input, keep_dims, axis given exactly as {1, 2} or {2, 1}:
 //    reference_ops::Mean for 4-D. Per (batch, channel) it sums height and
 //    width in order and stores the one output element: the inputs of later
@@ -10,17 +11,22 @@
 //    adding each element onto its output element in place, then divides
 //    each output element in place by the count. The reset comes before any
 //    input read, so no byte of the output may overlap the input (O_s 0).
-//  - INT8, INT16 (and UINT8, which TFLite Micro lacks, the same way) with
-//    input and output sharing scale and zero point: reference_ops::Mean<T,
-//    int32_t>: output and an int32 sum buffer (TFLM's temp_buffer_idx
-//    scratch, `temp_sum` here) zeroed element by element, the input summed
-//    into the scratch in row-major order, then each output is the sum
-//    divided by the count, truncated as C++ integer division does.
-//  - other integer quantization: reference_ops::QuantizedMeanOrSum: the same
-//    reset and scratch sum, then one requantization per output whose
+//  - INT8 and INT16 (and UINT8, which TFLite Micro lacks, the same way):
+//    EvalIntegerMean -> reference_ops::QuantizedMeanOrSum, whatever the
+//    quantization (also when input and output share scale and zero point;
+//    older TFLM divided and truncated there). Output and an int32 sum
+//    buffer (TFLM's scratch_accumulator_idx scratch, `temp_sum` here) are
+//    zeroed element by element, the input is summed into the scratch in
+//    row-major order, then each output is one requantization whose
 //    multiplier input_scale / output_scale has 1/count folded in, plus the
-//    output zero point, saturated.
-// Both integer paths reset the output before reading the input: O_s 0.
+//    output zero point, saturated. The output is reset before any input
+//    read: O_s 0.
+// SUM:
+//  - FLOAT32: reference_ops::ReduceGeneric<float>: every output element set
+//    to 0 once, then the input walked in row-major order, each element
+//    added onto its output element in place. O_s 0.
+//  - INT8, INT16: QuantizedMeanOrSum with compute_sum: the MEAN path above
+//    with the multiplier input_scale / output_scale left as it is.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -86,8 +92,8 @@ QuantizedMultiplier mean_multiplier(QuantizedMultiplier m, int64_t count) {
 enum class MeanPath {
   kFloatPerOutput,   // reference_ops::Mean, 4-D over height and width
   kFloatInOutput,    // reference_ops::Mean<float, float>, summing in the output
-  kIntegerDivide,    // reference_ops::Mean<T, int32_t>, same quantization
   kRequantize,       // reference_ops::QuantizedMeanOrSum
+  kFloatSum,         // reference_ops::ReduceGeneric<float>, SUM
 };
 
 // The prepared mean: the walks over the input and, for the integer types,
@@ -111,7 +117,7 @@ struct MeanKernel {
     switch (path) {
       case MeanPath::kFloatPerOutput: return float_per_output(io, mem);
       case MeanPath::kFloatInOutput: return float_in_output(io, mem);
-      case MeanPath::kIntegerDivide:
+      case MeanPath::kFloatSum: return float_sum(io, mem);
       case MeanPath::kRequantize:
         switch (type) {
           case DataType::kInt8: return integer_mean<int8_t>(io, mem);
@@ -158,6 +164,20 @@ struct MeanKernel {
     }
   }
 
+  template <class Memory>
+  void float_sum(const KernelIO& io, Memory& mem) const {
+    const TensorRef& input = io.input(0);
+    const TensorRef& output = io.output(0);
+    for (int64_t o = 0; o < output_elements; ++o) mem.template store<float>(output, o, 0.0f);
+    if (input_elements == 0) return;
+    output_of_input.reset();
+    for (int64_t i = 0; i < input_elements; ++i, output_of_input.next()) {
+      const int64_t o = output_of_input.offset();
+      const float current = mem.template load<float>(output, o);
+      mem.template store<float>(output, o, mem.template load<float>(input, i) + current);
+    }
+  }
+
   template <typename T, class Memory>
   void integer_mean(const KernelIO& io, Memory& mem) const {
     const TensorRef& input = io.input(0);
@@ -172,12 +192,6 @@ struct MeanKernel {
     for (int64_t i = 0; i < input_elements; ++i, output_of_input.next()) {
       int32_t& sum = temp_sum[static_cast<size_t>(output_of_input.offset())];
       sum = fixed::wrapping_add(sum, mem.template load<T>(input, i));  // int32, wrapping as TFLM expects
-    }
-    if (path == MeanPath::kIntegerDivide) {
-      for (int64_t o = 0; o < output_elements; ++o) {
-        mem.template store<T>(output, o, static_cast<T>(temp_sum[static_cast<size_t>(o)] / static_cast<int32_t>(count)));
-      }
-      return;
     }
     const int32_t lo = std::numeric_limits<T>::min();
     const int32_t hi = std::numeric_limits<T>::max();
@@ -197,15 +211,8 @@ bool axes_are_height_and_width(const std::vector<int64_t>& axes) {
   return axes.size() == 2 && ((axes[0] == 1 && axes[1] == 2) || (axes[0] == 2 && axes[1] == 1));
 }
 
-bool same_quantization(const Quantization& a, const Quantization& b) {
-  const int64_t za = a.zero_point.empty() ? 0 : a.zero_point[0];
-  const int64_t zb = b.zero_point.empty() ? 0 : b.zero_point[0];
-  return a.scale[0] == b.scale[0] && za == zb;
-}
-
-}  // namespace
-
-PreparedKernel prepare_mean(const OpContext& ctx) {
+// MEAN, or SUM with `sum`.
+PreparedKernel prepare_reduction(const OpContext& ctx, bool sum) {
   ctx.require(ctx.inputs.size() == 2, fmt::format("expected 2 inputs (input, axis), got {}", ctx.inputs.size()));
   ctx.require(ctx.outputs.size() == 1, fmt::format("expected 1 output, got {}", ctx.outputs.size()));
   ctx.require(ctx.has_input(0), "input 0 is missing");
@@ -213,10 +220,11 @@ PreparedKernel prepare_mean(const OpContext& ctx) {
   const TensorRef& input = ctx.input(0);
   const TensorRef& output = ctx.output(0);
   const DataType type = input.type();
-  ctx.require(type == DataType::kFloat32 || type == DataType::kInt8 || type == DataType::kUInt8 ||
+  // TFLM's SUM has no uint8 path; dmo's MEAN keeps one for uint8 models.
+  ctx.require(type == DataType::kFloat32 || type == DataType::kInt8 || (!sum && type == DataType::kUInt8) ||
                   type == DataType::kInt16,
-              fmt::format("input type {} is not supported; supported: FLOAT32, INT8, UINT8, INT16",
-                          data_type_name(type)));
+              fmt::format("input type {} is not supported; supported: FLOAT32, INT8, {}INT16", data_type_name(type),
+                          sum ? "" : "UINT8, "));
   ctx.require(output.type() == type, fmt::format("output type {} differs from input type {}",
                                                  data_type_name(output.type()), data_type_name(type)));
 
@@ -259,7 +267,9 @@ PreparedKernel prepare_mean(const OpContext& ctx) {
   k.input_elements = input.elements();
   k.output_elements = output.elements();
   k.count = reduced.count();
-  if (type == DataType::kFloat32) {
+  if (type == DataType::kFloat32 && sum) {
+    k.path = MeanPath::kFloatSum;
+  } else if (type == DataType::kFloat32) {
     const bool per_output = rank == 4 && params->keep_dims && axes_are_height_and_width(axes);
     k.path = per_output ? MeanPath::kFloatPerOutput : MeanPath::kFloatInOutput;
   } else {
@@ -274,17 +284,20 @@ PreparedKernel prepare_mean(const OpContext& ctx) {
     ctx.require(qi.scale[0] > 0 && qo.scale[0] > 0, "input and output scales must be positive");
     k.input_zero_point = qi.zero_point.empty() ? 0 : static_cast<int32_t>(qi.zero_point[0]);
     k.output_zero_point = qo.zero_point.empty() ? 0 : static_cast<int32_t>(qo.zero_point[0]);
-    if (same_quantization(qi, qo)) {
-      k.path = MeanPath::kIntegerDivide;
-    } else {
-      k.multiplier = mean_multiplier(
-          quantize_multiplier(static_cast<double>(qi.scale[0]) / static_cast<double>(qo.scale[0])), k.count);
-    }
+    const QuantizedMultiplier rescale =
+        quantize_multiplier(static_cast<double>(qi.scale[0]) / static_cast<double>(qo.scale[0]));
+    k.multiplier = sum ? rescale : mean_multiplier(rescale, k.count);
   }
   k.kept = std::move(kept);
   k.reduced = std::move(reduced);
   k.output_of_input = DimensionWalk(std::move(input_sizes), std::move(output_strides));
   return PreparedKernel::of(std::move(k));
 }
+
+}  // namespace
+
+PreparedKernel prepare_mean(const OpContext& ctx) { return prepare_reduction(ctx, false); }
+
+PreparedKernel prepare_sum(const OpContext& ctx) { return prepare_reduction(ctx, true); }
 
 }  // namespace dmo

@@ -2,8 +2,8 @@
 // reference_ops::StridedSlice (every type): the shape is padded at the front to 5-D (padded axes take
 // everything), each axis gets a start and a stop from StridedSliceStartForAxis
 // and StridedSliceEndForAxis (negative indices count from the end, the masks
-// override, shrink_axis takes one element, `offset` makes end relative to
-// begin), then five nested loops write the output in order. When the
+// override, shrink_axis takes one element; `offset` is ignored, as TFLM's
+// BuildStridedSliceParams never sets it), then five nested loops write the output in order. When the
 // innermost stride is 1, TFLM copies each innermost run with one memcpy
 // (SequentialTensorWriter::WriteN), here a block copy (ops/block_copy.h):
 // its order is unspecified, so each run's destination must lie wholly below
@@ -43,7 +43,7 @@ int64_t clamp_index(int64_t v, int64_t lo, int64_t hi) { return std::min(std::ma
 
 // strided_slice::StridedSliceStartForAxis and StridedSliceEndForAxis.
 AxisRange axis_range(int64_t size, int64_t begin, int64_t end, int64_t stride, bool begin_mask, bool end_mask,
-                     bool shrink, bool offset) {
+                     bool shrink) {
   AxisRange r;
   r.stride = stride;
   int64_t start = begin < 0 ? begin + size : begin;
@@ -54,7 +54,7 @@ AxisRange axis_range(int64_t size, int64_t begin, int64_t end, int64_t stride, b
     r.stop = start >= size ? start : start + 1;
     return r;
   }
-  int64_t stop = offset ? end + start : end;
+  int64_t stop = end;
   if (stop < 0) stop += size;
   stop = stride > 0 ? clamp_index(stop, 0, size) : clamp_index(stop, -1, size - 1);
   if (end_mask) stop = stride > 0 ? size : -1;
@@ -141,7 +141,7 @@ PreparedKernel prepare_strided_slice(const OpContext& ctx) {
     dims[a] = input.dim(i);
     ctx.require(strides[i] != 0, fmt::format("stride of axis {} is 0", axis));
     ranges[a] = axis_range(dims[a], begin[i], end[i], strides[i], (params->begin_mask >> axis) & 1,
-                           (params->end_mask >> axis) & 1, shrink, params->offset);
+                           (params->end_mask >> axis) & 1, shrink);
     if (shrink) {
       ctx.require(strides[i] > 0, fmt::format("shrink_axis on axis {} with negative stride {} is not supported",
                                               axis, strides[i]));
