@@ -257,11 +257,14 @@ TEST(CmsisNnConv, ScratchIsWhatTheGlueRequests) {
     ConvCase strided_1x1 = pointwise_16_to_8_on_8x8();
     strided_1x1.stride_h = 2;
     EXPECT_TRUE(scratch_of(conv_model(strided_1x1), family).empty());
-    // The size function has no group test: a grouped unpadded 1x1 layer
-    // gets no request although the wrapper runs arm_convolve_s8 for it.
+    // arm_nn_is_convolve_1x1 asks for equal input and filter depths: a
+    // grouped unpadded 1x1 layer gets arm_convolve_s8's two int16 columns
+    // of the input depth (16), 2 * 16 * 2 bytes.
     ConvCase grouped_1x1 = pointwise_16_to_8_on_8x8();
     grouped_1x1.filter_depth = 8;
-    EXPECT_TRUE(scratch_of(conv_model(grouped_1x1), family).empty());
+    const std::vector<KernelScratch> grouped = scratch_of(conv_model(grouped_1x1), family);
+    ASSERT_EQ(grouped.size(), 1u);
+    EXPECT_EQ(grouped[0].bytes, 64);
   }
 }
 

@@ -197,7 +197,7 @@ std::vector<uint8_t> graph_input_bytes(const OneOp& m, std::mt19937& rng) {
 
 // ------------------------------------------------------------- FULLY_CONNECTED
 
-TEST(CmsisNnFullyConnected, SelectsTheS8FunctionPerQuantizationAndNoScratch) {
+TEST(CmsisNnFullyConnected, SelectsTheS8FunctionPerQuantizationAndItsScratch) {
   std::mt19937 rng(1);
   const OneOp per_tensor_fc = fully_connected(2, 10, 7, false, rng);
   const OneOp per_channel_fc = fully_connected(2, 10, 7, true, rng);
@@ -214,7 +214,15 @@ TEST(CmsisNnFullyConnected, SelectsTheS8FunctionPerQuantizationAndNoScratch) {
   const OneOp odd_depth = fully_connected(3, 10, 5, false, rng, Activation::kNone, /*keep_num_dims=*/true);
   EXPECT_EQ(selection(as_conv, kPortable).implementation, "arm_convolve_1x1_s8_fast (portable C)");
   EXPECT_EQ(selection(as_conv, kDsp).implementation, "arm_convolve_1x1_s8_fast (DSP)");
-  EXPECT_TRUE(selection(as_conv, kDsp).scratch.empty());
+  // With per-tensor weights Prepare asks for an int32 multiplier and shift
+  // per unit to fake per-channel quantization; per-channel weights have them.
+  for (KernelFamily family : {kPortable, kDsp}) {
+    const std::vector<KernelScratch> scratch = selection(as_conv, family).scratch;
+    ASSERT_EQ(scratch.size(), 1u);
+    EXPECT_EQ(scratch[0].bytes, 5 * 8);
+  }
+  const OneOp as_conv_per_channel = fully_connected(3, 12, 5, true, rng, Activation::kNone, /*keep_num_dims=*/true);
+  EXPECT_TRUE(selection(as_conv_per_channel, kDsp).scratch.empty());
   EXPECT_EQ(selection(odd_depth, kDsp).implementation, "arm_fully_connected_s8 (DSP)");
 }
 

@@ -92,16 +92,21 @@ TEST(TflmScratchBuffers, RefusesAnSvdfWithoutRankNamingTheOp) {
   }
 }
 
-TEST(TflmScratchBuffers, IntegerMeanSumsIntoInt32PerOutputElement) {
+TEST(TflmScratchBuffers, MeanAsksForAnIndexWalkAndIntegerMeanAnInt32SumPerOutputElement) {
+  // PrepareMeanOrSumHelper: [int32 sum per output (int8, int16)], an int per
+  // input dimension, an int per axis element; in that order.
   Op op = builtin(OpKind::kMean);
   auto mean = [&](DataType type) {
-    return tflm_scratch_buffers(
-        one_op(op, {tensor(type, {1, 4, 4, 6}), tensor(DataType::kInt32, {2}), tensor(type, {1, 6})}, 2), "m");
+    std::vector<int64_t> bytes;
+    for (const ScratchBuffer& s : tflm_scratch_buffers(
+             one_op(op, {tensor(type, {1, 4, 4, 6}), tensor(DataType::kInt32, {2}), tensor(type, {1, 6})}, 2), "m")) {
+      bytes.push_back(s.bytes);
+    }
+    return bytes;
   };
-  ASSERT_EQ(mean(DataType::kInt8).size(), 1u);
-  EXPECT_EQ(mean(DataType::kInt8)[0].bytes, 24);
-  EXPECT_EQ(mean(DataType::kInt16)[0].bytes, 24);
-  EXPECT_TRUE(mean(DataType::kFloat32).empty());
+  EXPECT_EQ(mean(DataType::kInt8), (std::vector<int64_t>{24, 16, 8}));
+  EXPECT_EQ(mean(DataType::kInt16), (std::vector<int64_t>{24, 16, 8}));
+  EXPECT_EQ(mean(DataType::kFloat32), (std::vector<int64_t>{16, 8}));
 }
 
 TEST(TflmScratchBuffers, Int4FiltersAreUnpackedIntoAScratchCopy) {
@@ -150,7 +155,11 @@ TEST(TflmScratchBuffers, OnSharedModels) {
   auto svdf_model = scratch_of("tflm_keyword_scrambled_8bit");
   EXPECT_EQ(svdf_model.size(), 14u);  // seven int8 SVDFs, two buffers each
   EXPECT_TRUE(scratch_of("tiny_vww_96_int8").empty());
-  EXPECT_TRUE(scratch_of("tfls_movie_review_float").empty());  // a float MEAN needs none
+  // A float MEAN over one axis of a 3-D input: an int per dimension and per axis.
+  auto mean = scratch_of("tfls_movie_review_float");
+  ASSERT_EQ(mean.size(), 2u);
+  EXPECT_EQ(mean[0].bytes, 12);
+  EXPECT_EQ(mean[1].bytes, 4);
 }
 
 // TFLM rounds every size up to 16, offline-planned ones included, and puts

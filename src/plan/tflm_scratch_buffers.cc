@@ -16,8 +16,9 @@ namespace {
 
 // Builtin codes of TFLM kernels that request scratch buffers and that dmo
 // has no kernel (and so no OpKind) for.
-constexpr int32_t kSum = 74;
 constexpr int32_t kReduceMax = 82;
+constexpr int32_t kReduceMin = 89;
+constexpr int32_t kReduceAll = 140;
 
 // An op's operands as TFLM's Prepare sees them.
 class OpOperands {
@@ -51,9 +52,8 @@ class OpOperands {
   const std::string& source_;
 };
 
-bool is_integer_reduction_input(DataType type) {
-  return type == DataType::kInt8 || type == DataType::kUInt8 || type == DataType::kInt16;
-}
+// PrepareMeanOrSumHelper asks for an accumulator for these input types only.
+bool is_integer_reduction_input(DataType type) { return type == DataType::kInt8 || type == DataType::kInt16; }
 
 // Conv, depthwise conv and fully connected unpack INT4 filters into an int8
 // copy the size of the filter's element count (conv_common.cc,
@@ -116,22 +116,26 @@ std::vector<ScratchBuffer> tflm_scratch_buffers(const Subgraph& subgraph, int32_
     int4_filter(o, "depthwise_conv_common.cc", out, op);
   } else if (node.is(OpKind::kFullyConnected)) {
     int4_filter(o, "fully_connected_common.cc", out, op);
-  } else if (node.is(OpKind::kMean) || node.builtin_code == kSum) {
-    // PrepareMeanOrSum (reduce_common.cc): integer inputs sum into an int32
-    // per output element.
-    const Tensor& input = o.input(0);
-    if (is_integer_reduction_input(input.type)) {
-      out.push_back({op, o.output(0).element_count * 4,
-                     fmt::format("{} {} (reduce_common.cc)", node.name(), data_type_name(input.type)),
-                     "int32 temp sum per output element"});
-    }
-  } else if (node.builtin_code == kReduceMax) {
-    // PrepareMax (reduce_common.cc): an int per input dimension and per axis.
+  } else if (node.is(OpKind::kMean) || node.is(OpKind::kSum)) {
+    // PrepareMeanOrSumHelper (reduce_common.cc): int8 and int16 inputs sum
+    // into an int32 per output element; every type then asks for an int
+    // per input dimension (the index walk) and per axis element.
     const Tensor& input = o.input(0);
     const Tensor& axis = o.input(1);
-    out.push_back({op, static_cast<int64_t>(input.shape.size()) * 4, "REDUCE_MAX (reduce_common.cc)",
-                   "temp index per input dimension"});
-    out.push_back({op, axis.element_count * 4, "REDUCE_MAX (reduce_common.cc)", "resolved axis"});
+    const std::string kernel = fmt::format("{} {} (reduce_common.cc)", node.name(), data_type_name(input.type));
+    if (is_integer_reduction_input(input.type)) {
+      out.push_back({op, o.output(0).element_count * 4, kernel, "int32 temp sum per output element"});
+    }
+    out.push_back({op, static_cast<int64_t>(input.shape.size()) * 4, kernel, "temp index per input dimension"});
+    out.push_back({op, axis.element_count * 4, kernel, "resolved axis"});
+  } else if (node.builtin_code == kReduceMax || node.builtin_code == kReduceMin || node.builtin_code == kReduceAll) {
+    // PrepareMinMaxHelper and PrepareAllHelper (reduce_common.cc): an int
+    // per input dimension and per axis element.
+    const Tensor& input = o.input(0);
+    const Tensor& axis = o.input(1);
+    const std::string kernel = fmt::format("{} (reduce_common.cc)", node.name());
+    out.push_back({op, static_cast<int64_t>(input.shape.size()) * 4, kernel, "temp index per input dimension"});
+    out.push_back({op, axis.element_count * 4, kernel, "resolved axis"});
   } else if (node.is(OpKind::kSvdf)) {
     // PrepareSvdf (svdf_common.cc): int8 takes an int32 per filter and per
     // unit and batch; every other input type takes the float path.

@@ -82,13 +82,13 @@ ConvPath select_path(const CmsisConvShape& s) {
 }
 
 // arm_convolve_wrapper_s8_get_buffer_size without MVE (the same with and
-// without DSP in this version): two int16 im2col columns of the 4-aligned
-// column length for arm_convolve_s8 (and 1xN, which calls it), nothing for
-// the 1x1 kernels. It counts the input depth, not the filter depth, and
-// has no group test: for a grouped unpadded 1x1 layer it requests nothing
-// although the wrapper then runs arm_convolve_s8.
+// without DSP under GCC in this version): two int16 im2col columns of the
+// 4-aligned column length for arm_convolve_s8 (and 1xN, which calls it),
+// nothing for the 1x1 kernels. arm_nn_is_convolve_1x1 asks for equal
+// input and filter depths, so a grouped 1x1 layer gets arm_convolve_s8's
+// columns, which count the input depth, not the filter depth.
 int64_t scratch_bytes(const CmsisConvShape& s) {
-  if (is_unpadded_1x1(s)) return 0;
+  if (is_unpadded_1x1(s) && s.groups() == 1) return 0;
   const int64_t columns = int64_t{s.filter_width} * s.filter_height * s.input_depth;
   const int64_t aligned = (columns + 3) / 4 * 4;
   return 2 * aligned * static_cast<int64_t>(sizeof(int16_t));

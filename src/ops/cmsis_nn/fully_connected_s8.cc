@@ -27,9 +27,13 @@
 //    byte), then the 2x2 outputs stored; an odd last batch row alone; an
 //    odd last unit afterwards over every batch row. The whole input is
 //    read again for every pair of units.
-// No scratch: arm_fully_connected_s8_get_buffer_size is 0 without MVE
+// Scratch: arm_fully_connected_s8_get_buffer_size is 0 without MVE
 // (arm_fully_connected_get_buffer_sizes_s8.c at 6ebba504), so is
-// arm_convolve_1x1_s8_fast_get_buffer_size.
+// arm_convolve_1x1_s8_fast_get_buffer_size; but with per-tensor weights
+// the 1x1 path asks for an int32 multiplier and shift per unit
+// (buffer_conv_1x1_idx), which Eval fills to fake per-channel
+// quantization. That path passes no filter offset: the weights' zero
+// point plays no part there.
 // Values are TFLM's reference values (the bias and the input offset's
 // contribution summed with the products in 32 bits, then
 // MultiplyByQuantizedMultiplier, output offset, clamp): only the order of
@@ -184,9 +188,14 @@ std::optional<PreparedKernel> prepare_cmsis_nn_fully_connected(const OpContext& 
                   : per_tensor_requantization(ctx, params.activation, units);
   const char* path = dsp ? " (DSP)" : " (portable C)";
   if (ctx.output(0).rank() > 2 && depth % 4 == 0) {
+    requantization.filter_offset = 0;  // cmsis_nn_conv_params has none
     PreparedKernel prepared =
         PreparedKernel::of(CmsisFullyConnectedAs1x1Conv{batches, units, depth, dsp, std::move(requantization)});
     prepared.implementation = std::string("arm_convolve_1x1_s8_fast") + path;
+    if (!per_channel) {
+      prepared.scratch = {{int64_t{units} * 8, "int32 multiplier and shift per unit (fully_connected.cc Prepare, "
+                                               "buffer_conv_1x1_idx)"}};
+    }
     return prepared;
   }
   PreparedKernel prepared = PreparedKernel::of(CmsisFullyConnectedS8{batches, units, depth, dsp, std::move(requantization)});
