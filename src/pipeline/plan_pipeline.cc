@@ -259,8 +259,7 @@ PlanResult plan_schedule(const Graph& graph, const PlanOptions& options, std::ve
   r.allow_descending = safe_overlap_options(options).allow_descending;
   r.families = options.families;
   // Refused before the safe overlaps are analysed: no plan could be deployed.
-  r.tflm_problem = build_tflm_memory_problem(graph);
-  if (const int64_t least = lower_bound_bytes(r.tflm_problem); least > kMaxArenaBytes) {
+  if (const int64_t least = lower_bound_bytes(build_tflm_memory_problem(graph)); least > kMaxArenaBytes) {
     throw Error(fmt::format("{}: {} bytes are live at one op, above the {}-byte arena limit", graph.source, least,
                             kMaxArenaBytes));
   }
@@ -274,8 +273,7 @@ PlanResult plan_schedule(const Graph& graph, const PlanOptions& options, std::ve
   r.scratch_buffers = std::move(planned.scratch_buffers);
   r.accelerator_fixed_buffers = planned.accelerator_fixed_buffers;
 
-  // TFLM runs every op whole, in file order: its own times.
-  add_scratch_buffers(r.tflm_problem, r.scratch_buffers, first_time_of_ops(graph, default_schedule(graph)));
+  r.tflm_problem = tflm_problem_with_scratch(graph, r.scratch_buffers);
   for (const BufferRequest& b : r.tflm_problem.buffers) r.offline_planned_buffers += b.fixed_offset.has_value();
   r.tflm_greedy = plan_tflm_greedy(r.tflm_problem);
   require_valid(r.tflm_problem, r.tflm_greedy, kTflmBufferAlignment, graph);
@@ -340,6 +338,13 @@ DmoPlanChoice choose_scheduled_plan(const Graph& graph, const MemoryProblem& pro
 Plan scheduled_dmo_plan(const Graph& graph, const MemoryProblem& problem, const Schedule& schedule,
                         int64_t alignment, std::optional<int64_t> bound) {
   return scheduled_plan_chooser(graph, problem, schedule, alignment, bound).dmo_only();
+}
+
+MemoryProblem tflm_problem_with_scratch(const Graph& graph, const std::vector<ScratchBuffer>& scratch) {
+  MemoryProblem problem = build_tflm_memory_problem(graph);
+  // TFLM runs every op whole, in file order: its own times.
+  add_scratch_buffers(problem, scratch, first_time_of_ops(graph, default_schedule(graph)));
+  return problem;
 }
 
 TensorPlacement dmo_placement(const Graph& graph, const PlanResult& result) {

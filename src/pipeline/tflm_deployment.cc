@@ -4,9 +4,12 @@
 
 #include <algorithm>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "dmo/error.h"
+#include "dmo/pipeline/kernel_scratch_buffers.h"
+#include "dmo/plan/tflm_greedy_planner.h"
 #include "dmo/plan/tflm_layout.h"
 
 namespace dmo {
@@ -49,64 +52,139 @@ const char* deployed_plan_name(DeployedPlan plan) {
 
 namespace {
 
-// The plan TFLM needs the fewest bytes with, dmo's on ties.
-TflmDeployment smallest_deployment(const Graph& graph, const PlanResult& result) {
-  // TFLM's own problem (its lifetimes, the scratch buffers), laid out with
-  // each candidate's tensor offsets.
-  const MemoryProblem& tflm = result.tflm_problem;
-  TflmDeployment d;
-  d.without_export_bytes = result.tflm_greedy.arena_size;
-  const std::vector<int64_t> dmo_offsets = tensor_offsets(tflm, result.dmo_ascending);
-  d.dmo_bytes = plan_tflm_with_offsets(tflm, dmo_offsets).arena_size;
+// TFLM's problem for each family the plan is for: the same tensors, the
+// family's own scratch buffers.
+struct FamilyProblems {
+  std::vector<KernelFamily> families;
+  std::vector<MemoryProblem> problems;
+  std::vector<int64_t> without;  // TFLM's head for each as the model is
 
-  if (graph.offline_plan) {
-    if (d.dmo_bytes < d.without_export_bytes) {
-      d.plan = DeployedPlan::kDmo;
-      d.words = words_for(graph, tflm, dmo_offsets, d.tensors_planned);
-      d.arena_bytes = d.dmo_bytes;
-      d.reason = fmt::format("dmo's plan replaces the model's own offline plan: TFLM needs {} bytes with it, {} with "
-                             "the model's plan",
-                             d.dmo_bytes, d.without_export_bytes);
-    } else {
-      d.plan = DeployedPlan::kModelOfflinePlan;
-      d.words = *graph.offline_plan;
-      for (size_t t = 0; t < graph.main().tensors.size() && t < d.words.offsets.size(); ++t) {
-        d.tensors_planned += d.words.offsets[t] >= 0;
-      }
-      d.arena_bytes = d.without_export_bytes;
-      d.reason = fmt::format("kept the model's own offline plan: TFLM needs {} bytes with it, {} with dmo's plan",
-                             d.without_export_bytes, d.dmo_bytes);
+  FamilyProblems(const Graph& graph, const PlanResult& result) : families(result.families) {
+    if (families.empty()) families = {KernelFamily::kTflmReference};
+    for (KernelFamily family : families) {
+      problems.push_back(tflm_problem_with_scratch(graph, kernel_scratch_buffers(graph, family)));
+      without.push_back(plan_tflm_greedy(problems.back()).arena_size);
     }
-    return d;
   }
-  if (d.dmo_bytes <= d.without_export_bytes) {
-    d.plan = DeployedPlan::kDmo;
-    d.words = words_for(graph, tflm, dmo_offsets, d.tensors_planned);
-    d.arena_bytes = d.dmo_bytes;
-    d.reason = fmt::format("dmo's plan: TFLM needs {} bytes with it, {} with its own greedy plan", d.dmo_bytes,
-                           d.without_export_bytes);
-    return d;
+
+  // Each family's head with `words` as the offline plan.
+  std::vector<FamilyHead> heads(const OfflinePlan& words) const {
+    std::vector<FamilyHead> out;
+    for (size_t f = 0; f < families.size(); ++f) {
+      const MemoryProblem& problem = problems[f];
+      std::vector<int64_t> offsets(problem.buffers.size(), -1);
+      for (size_t b = 0; b < offsets.size(); ++b) {
+        const int32_t t = problem.buffers[b].tensor;
+        if (t != kNoTensor && static_cast<size_t>(t) < words.offsets.size()) {
+          offsets[b] = words.offsets[static_cast<size_t>(t)];
+        }
+      }
+      out.push_back({families[f], without[f], plan_tflm_with_offsets(problem, offsets).arena_size});
+    }
+    return out;
   }
-  // dmo's plan would cost TFLM more (its scratch buffers land higher):
-  // deploy what TFLM does on its own.
-  const std::vector<int64_t> greedy_offsets = tensor_offsets(tflm, result.tflm_greedy);
-  const int64_t greedy_bytes = plan_tflm_with_offsets(tflm, greedy_offsets).arena_size;
-  if (greedy_bytes <= d.without_export_bytes) {
-    d.plan = DeployedPlan::kTflmGreedy;
-    d.words = words_for(graph, tflm, greedy_offsets, d.tensors_planned);
-    d.arena_bytes = greedy_bytes;
-  } else {
-    d.plan = DeployedPlan::kTflmOnline;
-    d.words = words_for(graph, tflm, std::vector<int64_t>(tflm.buffers.size(), -1), d.tensors_planned);
-    d.arena_bytes = d.without_export_bytes;
+};
+
+int64_t largest_with(const std::vector<FamilyHead>& heads) {
+  int64_t most = 0;
+  for (const FamilyHead& h : heads) most = std::max(most, h.with);
+  return most;
+}
+
+int64_t total_with(const std::vector<FamilyHead>& heads) {
+  int64_t total = 0;
+  for (const FamilyHead& h : heads) total += h.with;
+  return total;
+}
+
+int64_t largest_without(const std::vector<FamilyHead>& heads) {
+  int64_t most = 0;
+  for (const FamilyHead& h : heads) most = std::max(most, h.without);
+  return most;
+}
+
+// A candidate for the words to deploy.
+struct Candidate {
+  DeployedPlan plan;
+  OfflinePlan words;
+  int64_t tensors_planned = 0;
+  std::vector<FamilyHead> heads;
+};
+
+// The plan TFLM needs the fewest bytes with (the largest head over the
+// families, then their sum, so that no family pays for a tie), dmo's on
+// ties, but the model's own offline plan over dmo's.
+TflmDeployment smallest_deployment(const Graph& graph, const PlanResult& result, const FamilyProblems& families) {
+  const MemoryProblem& tflm = result.tflm_problem;
+  std::vector<Candidate> candidates;
+  auto add = [&](DeployedPlan plan, OfflinePlan words, int64_t planned) {
+    std::vector<FamilyHead> heads = families.heads(words);
+    candidates.push_back({plan, std::move(words), planned, std::move(heads)});
+  };
+  int64_t planned = 0;
+  if (graph.offline_plan) {
+    for (size_t t = 0; t < graph.main().tensors.size() && t < graph.offline_plan->offsets.size(); ++t) {
+      planned += graph.offline_plan->offsets[t] >= 0;
+    }
+    add(DeployedPlan::kModelOfflinePlan, *graph.offline_plan, planned);
   }
-  d.reason = fmt::format("TFLM's {} instead of dmo's plan: TFLM needs {} bytes with dmo's plan, {} with its own",
-                         d.plan == DeployedPlan::kTflmGreedy ? "greedy offsets" : "own planning (every offset -1)",
-                         d.dmo_bytes, d.arena_bytes);
+  OfflinePlan dmo_words = words_for(graph, tflm, tensor_offsets(tflm, result.dmo_ascending), planned);
+  add(DeployedPlan::kDmo, std::move(dmo_words), planned);
+  if (!graph.offline_plan) {
+    OfflinePlan greedy = words_for(graph, tflm, tensor_offsets(tflm, result.tflm_greedy), planned);
+    add(DeployedPlan::kTflmGreedy, std::move(greedy), planned);
+    OfflinePlan online = words_for(graph, tflm, std::vector<int64_t>(tflm.buffers.size(), -1), planned);
+    add(DeployedPlan::kTflmOnline, std::move(online), planned);
+  }
+  const Candidate* best = &candidates.front();
+  auto cost = [](const Candidate& c) { return std::pair{largest_with(c.heads), total_with(c.heads)}; };
+  for (const Candidate& c : candidates) {
+    if (cost(c) < cost(*best)) best = &c;
+  }
+  const Candidate& dmo =
+      *std::find_if(candidates.begin(), candidates.end(), [](const Candidate& c) { return c.plan == DeployedPlan::kDmo; });
+
+  TflmDeployment d;
+  d.plan = best->plan;
+  d.words = best->words;
+  d.tensors_planned = best->tensors_planned;
+  d.heads = best->heads;
+  d.arena_bytes = largest_with(d.heads);
+  d.without_export_bytes = largest_without(d.heads);
+  d.dmo_bytes = largest_with(dmo.heads);
+  switch (d.plan) {
+    case DeployedPlan::kDmo:
+      d.reason = graph.offline_plan
+                     ? fmt::format("dmo's plan replaces the model's own offline plan: TFLM needs {} bytes with it, "
+                                   "{} with the model's plan",
+                                   d.dmo_bytes, d.without_export_bytes)
+                     : fmt::format("dmo's plan: TFLM needs {} bytes with it, {} with its own greedy plan", d.dmo_bytes,
+                                   d.without_export_bytes);
+      break;
+    case DeployedPlan::kModelOfflinePlan:
+      d.reason = fmt::format("kept the model's own offline plan: TFLM needs {} bytes with it, {} with dmo's plan",
+                             d.arena_bytes, d.dmo_bytes);
+      break;
+    case DeployedPlan::kTflmGreedy:
+    case DeployedPlan::kTflmOnline:
+      d.reason = fmt::format("TFLM's {} instead of dmo's plan: TFLM needs {} bytes with dmo's plan, {} with its own{}",
+                             d.plan == DeployedPlan::kTflmGreedy ? "greedy offsets" : "own planning (every offset -1)",
+                             d.dmo_bytes, d.arena_bytes,
+                             d.dmo_bytes == d.arena_bytes ? " (and more with dmo's plan under another family)" : "");
+      break;
+  }
   return d;
 }
 
 }  // namespace
+
+std::vector<KernelFamily> families_worse_with_export(const TflmDeployment& deployment) {
+  std::vector<KernelFamily> worse;
+  for (const FamilyHead& h : deployment.heads) {
+    if (h.with > h.without) worse.push_back(h.family);
+  }
+  return worse;
+}
 
 std::vector<int32_t> inputs_overwritten_by(const Graph& graph, const MemoryProblem& tflm_problem,
                                           const OfflinePlan& words) {
@@ -190,7 +268,8 @@ std::string graph_inputs_statement(const Graph& graph, const TflmDeployment& dep
 }
 
 TflmDeployment choose_tflm_deployment(const Graph& graph, const PlanResult& result, bool preserve_inputs) {
-  TflmDeployment d = smallest_deployment(graph, result);
+  const FamilyProblems families(graph, result);
+  TflmDeployment d = smallest_deployment(graph, result, families);
   d.families = result.families;
   d.overwritten_inputs = inputs_overwritten_by(graph, result.tflm_problem, d.words);
   if (!preserve_inputs || d.overwritten_inputs.empty() || d.plan == DeployedPlan::kDmo) return d;
@@ -202,10 +281,11 @@ TflmDeployment choose_tflm_deployment(const Graph& graph, const PlanResult& resu
   kept.overwritten_inputs = inputs_overwritten_by(graph, result.tflm_problem, kept.words);
   if (!kept.overwritten_inputs.empty()) return d;
   kept.plan = DeployedPlan::kDmo;
-  kept.arena_bytes = kept.dmo_bytes;
+  kept.heads = families.heads(kept.words);
+  kept.arena_bytes = largest_with(kept.heads);
   kept.reason = fmt::format("dmo's plan, which keeps the graph inputs intact as asked: TFLM needs {} bytes with it, "
                             "{} with the smaller plan that overwrites them",
-                            kept.dmo_bytes, d.arena_bytes);
+                            kept.arena_bytes, d.arena_bytes);
   return kept;
 }
 

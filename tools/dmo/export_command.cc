@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <iostream>
 #include <optional>
 #include <nlohmann/json.hpp>
@@ -29,6 +30,25 @@ namespace {
 const char* const kSplitNotExported =
     "split stages are not exported: TFLM runs every op whole and cannot execute a split schedule, so the plan "
     "written is dmo's unsplit plan (dmo run/verify --split run split plans)";
+
+nlohmann::json heads_json(const std::vector<FamilyHead>& heads) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const FamilyHead& h : heads) {
+    out.push_back({{"kernels", kernel_family_name(h.family)}, {"without", h.without}, {"with", h.with}});
+  }
+  return out;
+}
+
+// One line per family when the plan is for several.
+std::string heads_text(const std::vector<FamilyHead>& heads) {
+  if (heads.size() < 2) return "";
+  std::string out;
+  for (const FamilyHead& h : heads) {
+    out += fmt::format("  with {} kernels: {} bytes with this plan, {} without it\n", kernel_family_name(h.family),
+                       h.with, h.without);
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -99,6 +119,15 @@ Command add_export_command(CLI::App& app) {
     }
     if (tflite) tflite->commit();
     if (header) header->commit();
+    // A plan for several families may cost one of them more than TFLM alone.
+    for (KernelFamily family : families_worse_with_export(deployment)) {
+      const auto head = std::find_if(deployment.heads.begin(), deployment.heads.end(),
+                                     [&](const FamilyHead& h) { return h.family == family; });
+      std::cerr << fmt::format(
+          "export: warning: with {} kernels TFLM needs {} bytes with this plan, {} without it; export with --kernels "
+          "{} for a plan made for those kernels alone\n",
+          kernel_family_name(family), head->with, head->without, kernel_family_name(family));
+    }
 
     if (o->json) {
       nlohmann::json j = {{"model", model.source},
@@ -107,6 +136,7 @@ Command add_export_command(CLI::App& app) {
                           {"plan", deployed_plan_name(deployment.plan)},
                           {"reason", deployment.reason},
                           {"arena_bytes", deployment.arena_bytes},
+                          {"heads", heads_json(deployment.heads)},
                           {"without_export_bytes", deployment.without_export_bytes},
                           {"dmo_bytes", deployment.dmo_bytes},
                           {"tflm_greedy_bytes", report.tflm_greedy.arena_size},
@@ -129,11 +159,11 @@ Command add_export_command(CLI::App& app) {
         "the plan places {} of {} tensors (arena tensors{}); the rest are -1, left to TFLM\n"
         "arena (non-persistent head, sizes rounded up to 16, TFLM's scratch buffers included) with this plan: {} "
         "bytes; without it: {} bytes\n"
+        "{}"
         "give TFLM at least {} bytes plus its persistent allocations (tensor structs, op data, variables)\n",
         model.source, deployment.reason, deployment.tensors_planned, plan.offsets.size(),
         graph.subgraphs.size() > 1 ? " of every subgraph, planned together as TFLM plans them" : " of subgraph 0",
-        deployment.arena_bytes,
-        deployment.without_export_bytes, deployment.arena_bytes);
+        deployment.arena_bytes, deployment.without_export_bytes, heads_text(deployment.heads), deployment.arena_bytes);
     if (split_asked) std::cout << kSplitNotExported << '\n';
     if (!order.empty()) {
       std::cout << fmt::format("subgraph 0's operators written in the order (original indices) {}\n",

@@ -154,4 +154,9 @@ DmoPlanChooser scheduled_plan_chooser(const Graph& graph, const MemoryProblem& p
 // The placement of dmo's plan (offsets per tensor, descending ops).
 TensorPlacement dmo_placement(const Graph& graph, const PlanResult& result);
 
+// What TFLM plans when its kernels request `scratch` (subgraph 0's ops, op
+// order): build_tflm_memory_problem, then one buffer per scratch buffer,
+// live while its op runs whole in file order.
+MemoryProblem tflm_problem_with_scratch(const Graph& graph, const std::vector<ScratchBuffer>& scratch);
+
 }  // namespace dmo

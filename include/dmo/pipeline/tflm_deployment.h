@@ -3,7 +3,9 @@
 // model's own offline plan, TFLM's greedy offsets, or no offsets at all.
 // Every figure is TFLM's head for the plan: offline offsets taken as
 // given, every size rounded up to 16, scratch buffers placed by TFLM's
-// first fit around the offline tensors.
+// first fit around the offline tensors. Each kernel family asks for
+// scratch buffers of its own, so each has its own head; a plan for several
+// is judged by the largest.
 #pragma once
 
 #include <cstdint>
@@ -26,13 +28,23 @@ enum class DeployedPlan {
 // "dmo", "model", "tflm_greedy", "tflm_online".
 const char* deployed_plan_name(DeployedPlan plan);
 
+// TFLM's head for one kernel family: without the export (its own planning,
+// or the model's own offline plan) and with the words deployed.
+struct FamilyHead {
+  KernelFamily family = KernelFamily::kTflmReference;
+  int64_t without = 0;
+  int64_t with = 0;
+};
+
 struct TflmDeployment {
   DeployedPlan plan = DeployedPlan::kDmo;
   OfflinePlan words;            // the OfflineMemoryAllocation to write
   int64_t tensors_planned = 0;  // tensors of subgraph 0 given an offset
-  int64_t arena_bytes = 0;      // TFLM's head with `words`
-  int64_t without_export_bytes = 0;  // TFLM's head without the export (its greedy plan, or the model's own plan)
-  int64_t dmo_bytes = 0;        // TFLM's head with dmo's plan, deployed or not
+  // Per family the plan is for (PlanResult::families, in that order).
+  std::vector<FamilyHead> heads;
+  int64_t arena_bytes = 0;           // the largest head with `words`
+  int64_t without_export_bytes = 0;  // the largest head without the export
+  int64_t dmo_bytes = 0;             // the largest head with dmo's plan, deployed or not
   std::string reason;           // which plan was chosen and why, one sentence
   // Graph inputs of subgraph 0 whose bytes another buffer (tensor or TFLM
   // scratch buffer) takes over during Invoke, as TFLM lays out `words`.
@@ -40,6 +52,9 @@ struct TflmDeployment {
   // The kernel families dmo's plan was made for (PlanResult::families).
   std::vector<KernelFamily> families = {KernelFamily::kTflmReference};
 };
+
+// The families whose head is larger with the export than without it.
+std::vector<KernelFamily> families_worse_with_export(const TflmDeployment& deployment);
 
 // The kernels a deployed plan is safe for: dmo's overlaps are those of the
 // plan's kernel families' loop orders, every op walking ascending.
