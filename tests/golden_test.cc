@@ -8,11 +8,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <optional>
 #include <span>
 #include <sstream>
+#include <unistd.h>
 
 #include "dmo/error.h"
 #include "dmo/model/lifetime.h"
@@ -127,6 +129,37 @@ TEST_P(Golden, EveryTensorMatchesTflm) {
       EXPECT_EQ(std::count(mask.begin(), mask.end(), false), 0) << "graph output " << t << " depends on arena leftovers";
     }
   }
+}
+
+// `dmo run --dump-tensors` as a user runs it: every tensor TFLM keeps, op
+// outputs, graph inputs, variable state and zero-size tensors alike, is
+// written and holds TFLM's bytes. Unshared, as TFLM recorded them (every
+// tensor kept, a zeroed arena): bytes an op never writes (SignalEnergy's
+// outside its index range) hold leftovers in a shared arena, in TFLM's as
+// in dmo's; the in-arena check above covers the rest.
+TEST_P(Golden, DumpTensorsWritesEveryTensorTflmKeeps) {
+  DMO_REQUIRE_SHARED(shared);
+  const GoldenCase& c = GetParam();
+  const std::string model = shared + "/models/" + c.model + ".tflite";
+  const std::vector<GoldenRow> rows = test::read_golden_tensors(c.stem(shared) + ".tsv");
+  const std::string dir = (std::filesystem::temp_directory_path() /
+                           fmt::format("dmo_golden_dump_{}_{}_s{}", ::getpid(), c.model, c.seed))
+                              .string();
+  const test::CommandResult r =
+      test::run_dmo({"run", model, "--seed", std::to_string(c.seed), "--unshared", "--dump-tensors", dir});
+  if (r.exit_status != 0) {
+    std::filesystem::remove_all(dir);
+    const std::optional<test::MissingKernel> missing = test::missing_kernel(r.err);
+    ASSERT_TRUE(missing.has_value()) << r.err;
+    GTEST_SKIP() << test::describe_skip(c.model, *missing);
+  }
+  for (const GoldenRow& row : rows) {
+    const std::string file = fmt::format("{}/{}.bin", dir, row.tensor);
+    ASSERT_TRUE(std::filesystem::exists(file)) << "tensor " << row.tensor << " '" << row.name << "' was not dumped";
+    EXPECT_EQ(test::fnv1a64_hex(test::read_file(file)), row.fnv)
+        << "tensor " << row.tensor << " '" << row.name << "' (first op " << row.first_op << ")";
+  }
+  std::filesystem::remove_all(dir);
 }
 
 std::string case_name(const ::testing::TestParamInfo<GoldenCase>& info) {

@@ -43,7 +43,9 @@ Command add_run_command(CLI::App& app) {
       cmd->add_option("--input", o->input, "raw bytes of all inputs concatenated (default: the seed's pattern)");
   cmd->add_option("--seed", o->seed, "pattern seed when no --input is given")->excludes(input);
   cmd->add_option("--output", o->output, "write the raw bytes of all outputs concatenated");
-  cmd->add_option("--dump-tensors", o->dump_dir, "write every non-constant tensor as DIR/<index>.bin");
+  cmd->add_option("--dump-tensors", o->dump_dir,
+                  "write every non-constant tensor as DIR/<index>.bin: inputs, each op's outputs right after it, "
+                  "and after the inference variable state and zero-size tensors");
   CLI::Option* plan = cmd->add_option(
       "--plan", o->plan, "placement JSON {\"arena_bytes\", \"offsets\", optional \"descending_ops\"} (default: dmo's plan)");
   cmd->add_flag("--unshared", o->unshared, "give every tensor its own memory")->excludes(plan);
@@ -129,14 +131,24 @@ Command add_run_command(CLI::App& app) {
     // In a shared arena a tensor is only intact right after its op: dump then.
     auto progress = progress_reporter("run", "running op", "");
     Interpreter::OpObserver observer;
+    // What TFLM keeps besides, after the first inference: variable tensors
+    // hold their state, and zero-size tensors no op writes are empty files.
+    auto dump_kept = [&] {
+      for (size_t t = 0; t < sg.tensors.size(); ++t) {
+        const Tensor& tensor = sg.tensors[t];
+        if (tensor.is_variable || tensor.byte_size == 0) dump(static_cast<int32_t>(t));
+      }
+    };
     if (progress || !o->dump_dir.empty()) {
       observer = [&](int32_t op) {
         if (progress) progress(static_cast<size_t>(op) + 1, sg.ops.size());
         if (o->dump_dir.empty()) return;
         for (int32_t t : sg.ops[static_cast<size_t>(op)].outputs) dump(t);
+        if (static_cast<size_t>(op) + 1 == sg.ops.size()) dump_kept();
       };
     }
     const InferenceTiming timing = time_inferences(interpreter, input, o->repeat, observer);
+    if (!o->dump_dir.empty() && sg.ops.empty()) dump_kept();
     const std::vector<uint8_t>& outputs = timing.first_outputs;
     if (!o->output.empty()) write_file(o->output, outputs);
     char outputs_hash[17];
