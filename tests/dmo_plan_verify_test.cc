@@ -73,7 +73,7 @@ TEST(DmoPlanVerify, EverySharedModelTheRuntimeSupports) {
       unsupported_types.push_back(model);
     }
   }
-  EXPECT_EQ(verified, 40);
+  EXPECT_EQ(verified, 41);
   // A float model with int8 weights (hybrid): dmo's conv has no such variant.
   EXPECT_EQ(unsupported_types, std::vector<std::string>{"tiny_kws_ref_model_float32"});
 }

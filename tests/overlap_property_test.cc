@@ -231,6 +231,15 @@ const std::map<std::string, TightnessMinimum> kRealModelMinimum = {
     {"LEAKY_RELU", {1, 1, 1}},
     {"MAXIMUM", {1, 1, 1}},
     {"MINIMUM", {1, 1, 1}},
+    {"SUB", {1, 1, 1}},
+    {"SQRT", {1, 1, 1}},
+    {"RSQRT", {1, 1, 1}},
+    {"SQUARED_DIFFERENCE", {1, 1, 1}},
+    {"EXP", {1, 1, 1}},
+    {"LOG", {1, 1, 1}},
+    {"LOGISTIC", {1, 1, 1}},
+    {"POW", {1, 1, 1}},
+    {"PRELU", {1, 1, 1}},
     // Block copies in their worst order: CONCATENATION's closed form is its
     // kernel's exact value; STRIDED_SLICE's rows are only bounded by 0.
     {"CONCATENATION", {1, 1, 1}},
