@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 #include "dmo/plan/alias_groups.h"
 #include "dmo/plan/bounds.h"
@@ -195,15 +196,22 @@ class ExactPacker {
     }
     // Lowest first: the first leaf is a bottom-left packing. Duplicates
     // (one offset from several supports) are searched once, as a root when
-    // any support makes it one.
-    std::sort(children.begin(), children.end(), [](const Child& a, const Child& b) {
-      if (a.offset != b.offset) return a.offset < b.offset;
-      if (a.buffer != b.buffer) return a.buffer < b.buffer;
-      return a.root > b.root;
-    });
-    for (size_t k = 0; k < children.size(); ++k) {
-      const Child& child = children[k];
-      if (k > 0 && children[k - 1].offset == child.offset && children[k - 1].buffer == child.buffer) continue;
+    // any support makes it one. Taken from a heap in that order: a search
+    // out of budget visits few of a node's children, so sorting them all
+    // would cost most of its time.
+    const auto after = [](const Child& a, const Child& b) {
+      if (a.offset != b.offset) return a.offset > b.offset;
+      if (a.buffer != b.buffer) return a.buffer > b.buffer;
+      return a.root < b.root;
+    };
+    std::make_heap(children.begin(), children.end(), after);
+    std::optional<Child> previous;
+    for (auto end = children.end(); end != children.begin(); --end) {
+      std::pop_heap(children.begin(), end, after);
+      const Child child = *(end - 1);
+      const bool repeated = previous && previous->offset == child.offset && previous->buffer == child.buffer;
+      previous = child;
+      if (repeated) continue;
       if (done_ || nodes_ > options_.node_budget) return;
       const auto b = static_cast<size_t>(child.buffer);
       if (best_ != kNone && child.offset + counted_[b] >= best_) continue;
