@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <numeric>
 #include <stdexcept>
 
 #include "dmo/plan/bounds.h"
@@ -65,11 +66,15 @@ const Plan& DmoPlanChooser::dmo_of(const MemoryProblem& problem, Planned& planne
 
 DmoPlanChoice DmoPlanChooser::choice_of(const MemoryProblem& problem, Planned& planned) {
   DmoPlanChoice choice;
-  choice.dmo = dmo_of(problem, planned);
-  if (choice.dmo.descending_ops.empty()) {
+  const bool walks_matter = std::any_of(problem.overlaps.begin(), problem.overlaps.end(),
+                                        [](const OverlapPair& pair) { return pair.safe_overlap_descending > 0; });
+  if (!walks_matter) {
+    choice.dmo = dmo_of(problem, planned);
     choice.dmo_ascending = choice.dmo;
     return choice;
   }
+  // The ascending plan first: when it reaches the bound of the problem with
+  // both walks, no plan is smaller, and the one plan serves both.
   if (!planned.ascending) {
     MemoryProblem ascending = problem;
     for (OverlapPair& pair : ascending.overlaps) pair.safe_overlap_descending = 0;
@@ -77,8 +82,23 @@ DmoPlanChoice DmoPlanChooser::choice_of(const MemoryProblem& problem, Planned& p
     if (&problem != &problem_) require_valid(problem_, *planned.ascending, alignment_);
   }
   choice.dmo_ascending = *planned.ascending;
-  // An ascending plan of the same size also runs on TFLM's kernels.
-  if (choice.dmo_ascending.arena_size <= choice.dmo.arena_size) choice.dmo = choice.dmo_ascending;
+  // Offsets are multiples of the alignment and sizes are rounded up to 16:
+  // every arena is a multiple of their gcd, so none is below the bound
+  // rounded up to it.
+  const int64_t granule = std::gcd(std::max<int64_t>(alignment_, 1), kTflmBufferAlignment);
+  const int64_t bound = (chain_lower_bound_with_overlap_bytes(problem) + granule - 1) / granule * granule;
+  if (choice.dmo_ascending.arena_size <= bound) {
+    choice.dmo = choice.dmo_ascending;
+    return choice;
+  }
+  choice.dmo = dmo_of(problem, planned);
+  // An ascending plan of the same size also runs on TFLM's kernels; a
+  // smaller plan walking only ascending is the better ascending plan.
+  if (choice.dmo_ascending.arena_size <= choice.dmo.arena_size) {
+    choice.dmo = choice.dmo_ascending;
+  } else if (choice.dmo.descending_ops.empty()) {
+    choice.dmo_ascending = choice.dmo;
+  }
   return choice;
 }
 

@@ -4,7 +4,9 @@
 // as TFLM lays them out (tflm_layout.h): buffers that are no tensor
 // (kernels' scratch buffers) where TFLM's first fit puts them, and the
 // arena TFLM's head needs. Every plan is checked by the validator before
-// it is returned.
+// it is returned. Where a walk could matter, the ascending-only plan is
+// made first: when it reaches the bound of the problem with both walks, no
+// plan is smaller, and the planner does not run again for both walks.
 #pragma once
 
 #include <cstdint>
