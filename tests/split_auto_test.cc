@@ -587,6 +587,20 @@ TEST(SplitAutoCli, SplitReportPrintsTheTradeOffCurve) {
   EXPECT_NE(r.out.find("0.00%  none", curve), std::string::npos) << r.out;  // the unsplit plan
 }
 
+TEST(SplitAutoCli, JsonHasTheWholeCurveOnlyWithSplitReportAndTheSameChoice) {
+  const test::CommandResult plain = test::run_dmo({"plan", kModel, "--split", "auto", "--json"});
+  const test::CommandResult curve = test::run_dmo({"plan", kModel, "--split", "auto", "--json", "--split-report"});
+  ASSERT_EQ(plain.exit_status, 0) << plain.err;
+  ASSERT_EQ(curve.exit_status, 0) << curve.err;
+  const nlohmann::json a = nlohmann::json::parse(plain.out), b = nlohmann::json::parse(curve.out);
+  EXPECT_EQ(a["split_search"]["trade_off_curve"], false);
+  EXPECT_EQ(b["split_search"]["trade_off_curve"], true);
+  EXPECT_EQ(a["split"], b["split"]);
+  EXPECT_EQ(a["split_bytes"], b["split_bytes"]);
+  EXPECT_EQ(a["offsets"], b["offsets"]);
+  EXPECT_GE(b["split_search"]["pareto"].size(), a["split_search"]["pareto"].size());
+}
+
 TEST(SplitAutoCli, VerifyAndRunExecuteThePlanTheSearchFound) {
   const test::CommandResult verified = test::run_dmo({"verify", kModel, "--split", "auto"});
   EXPECT_EQ(verified.exit_status, 0) << verified.out << verified.err;

@@ -148,6 +148,7 @@ SplitSearchResult search_split_stages(const Graph& graph, const PlanOptions& opt
   const std::vector<OpOverlap> overlaps = unsplit_safe_overlaps(graph, unsplit);
   SplitSearchResult result;
   result.max_recompute_percent = max_recompute_percent;
+  result.trade_off_curve = trade_off_curve;
   const int64_t macs = model_macs(graph);
   auto within_budget = [&](int64_t extra) {
     return static_cast<double>(extra) <= max_recompute_percent / 100.0 * static_cast<double>(macs);

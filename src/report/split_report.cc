@@ -76,6 +76,7 @@ nlohmann::json split_search_json(const SplitSearchResult& search) {
           {"unsplit_bytes", search.unsplit_bytes},
           {"candidates", search.candidates},
           {"candidates_planned", search.candidates_planned},
+          {"trade_off_curve", search.trade_off_curve},
           {"pareto", pareto}};
 }
 

@@ -63,6 +63,7 @@ struct SplitSearchResult {
   // first), and the index of the one chosen (the smallest arena). Without
   // `trade_off_curve` only the few sets the search planned.
   std::vector<SplitTradeoff> pareto;
+  bool trade_off_curve = false;  // `pareto` is the whole curve, not only the sets the search planned
   size_t chosen = 0;
   int32_t candidates = 0;          // stages within the budget
   int32_t candidates_planned = 0;  // stage sets planned in full
