@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 
 #include "dmo/error.h"
@@ -208,16 +209,27 @@ PlanResult plan_concat_in_place(const Graph& graph, const PlanOptions& options, 
   trial.concat_in_place = false;
   trial.concat_in_place_ops = {};
   PlanResult best = plan_schedule(graph, trial, overlaps);
+  // A trial whose problem's bound is above the best arena cannot be kept:
+  // it is not planned (on a recurrent net every trial was a whole plan).
+  auto may_keep = [&](const PlanOptions& o) {
+    std::vector<OpOverlap> used = overlaps;
+    const Schedule schedule = planned_schedule(graph, o, {});
+    const MemoryProblem problem =
+        scheduled_plan_problem(graph, o, schedule, used, StageOverlapDepth::kClosedForm).problem;
+    return chain_lower_bound_with_overlap_bytes(problem) <= best.dmo.arena_size;
+  };
   if (!possible.empty()) {
     trial.concat_in_place_ops = possible;
-    PlanResult all = plan_schedule(graph, trial, overlaps);
-    if (all.dmo.arena_size <= best.dmo.arena_size) {
-      best = std::move(all);
+    std::optional<PlanResult> all;
+    if (may_keep(trial)) all = plan_schedule(graph, trial, overlaps);
+    if (all && all->dmo.arena_size <= best.dmo.arena_size) {
+      best = std::move(*all);
     } else {
       std::vector<int32_t> kept;
       for (int32_t op : possible) {
         trial.concat_in_place_ops = kept;
         trial.concat_in_place_ops.push_back(op);
+        if (!may_keep(trial)) continue;
         PlanResult one_more = plan_schedule(graph, trial, overlaps);
         if (one_more.dmo.arena_size > best.dmo.arena_size) continue;
         kept.push_back(op);
