@@ -14,6 +14,7 @@ sweeps=(
   'Cli.EverySharedModelPlansAsJson*' 'SharedModels.AllImportAndPlanValidly*' 'ProblemFile.RoundTripOfSharedModels*'
   'KernelFamilies.SharedInt8ModelsVerifyUnderEveryFamily*' 'KernelFamilies.ReadmeTableOfArenasPerFamily*'
   'CmsisNnDepthwise.SharedModels*' 'CmsisNnSharedModels.*' 'CmsisNnConv.SharedModels*' 'MutationSweep.*'
+  'TflmArena.*' 'ConcatInPlace.SharedModels*'
 )
 filter="-$(IFS=:; echo "${sweeps[*]}")"
 cd "$build/tests" || exit 2
