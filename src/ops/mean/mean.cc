@@ -146,18 +146,12 @@ struct MeanKernel {
 
   template <class Memory>
   void float_in_output(const KernelIO& io, Memory& mem) const {
-    const TensorRef& input = io.input(0);
     const TensorRef& output = io.output(0);
     for (int64_t o = 0; o < output_elements; ++o) {
       mem.template store<float>(output, o, 0.0f);  // the output
       mem.template store<float>(output, o, 0.0f);  // the same bytes as the sum buffer
     }
-    output_of_input.reset();
-    for (int64_t i = 0; i < input_elements; ++i, output_of_input.next()) {
-      const int64_t o = output_of_input.offset();
-      const float current = mem.template load<float>(output, o);
-      mem.template store<float>(output, o, current + mem.template load<float>(input, i));
-    }
+    add_input_onto_output(io, mem);
     if (count == 0) return;
     for (int64_t o = 0; o < output_elements; ++o) {
       mem.template store<float>(output, o, mem.template load<float>(output, o) / static_cast<float>(count));
@@ -166,15 +160,22 @@ struct MeanKernel {
 
   template <class Memory>
   void float_sum(const KernelIO& io, Memory& mem) const {
-    const TensorRef& input = io.input(0);
     const TensorRef& output = io.output(0);
     for (int64_t o = 0; o < output_elements; ++o) mem.template store<float>(output, o, 0.0f);
-    if (input_elements == 0) return;
+    add_input_onto_output(io, mem);
+  }
+
+  // The input in row-major order, each element added onto its output
+  // element in place: the output element loaded, then the input element.
+  template <class Memory>
+  void add_input_onto_output(const KernelIO& io, Memory& mem) const {
+    const TensorRef& input = io.input(0);
+    const TensorRef& output = io.output(0);
     output_of_input.reset();
     for (int64_t i = 0; i < input_elements; ++i, output_of_input.next()) {
       const int64_t o = output_of_input.offset();
       const float current = mem.template load<float>(output, o);
-      mem.template store<float>(output, o, mem.template load<float>(input, i) + current);
+      mem.template store<float>(output, o, current + mem.template load<float>(input, i));
     }
   }
 
