@@ -212,10 +212,7 @@ PlanResult plan_concat_in_place(const Graph& graph, const PlanOptions& options, 
   // A trial whose problem's bound is above the best arena cannot be kept:
   // it is not planned (on a recurrent net every trial was a whole plan).
   auto may_keep = [&](const PlanOptions& o) {
-    std::vector<OpOverlap> used = overlaps;
-    const Schedule schedule = planned_schedule(graph, o, {});
-    const MemoryProblem problem =
-        scheduled_plan_problem(graph, o, schedule, used, StageOverlapDepth::kClosedForm).problem;
+    const MemoryProblem problem = planned_problem(graph, o, planned_schedule(graph, o, {}), overlaps);
     return chain_lower_bound_with_overlap_bytes(problem) <= best.dmo.arena_size;
   };
   if (!possible.empty()) {
@@ -338,7 +335,7 @@ PlanResult plan_schedule(const Graph& graph, const PlanOptions& options, std::ve
 
 DmoPlanChooser scheduled_plan_chooser(const Graph& graph, const MemoryProblem& problem, const Schedule& schedule,
                                       int64_t alignment, std::optional<int64_t> bound) {
-  if (schedule.band_buffers.empty()) return DmoPlanChooser(problem, alignment);
+  if (schedule.band_buffers.empty()) return DmoPlanChooser(problem, alignment, bound);
   return DmoPlanChooser(problem, with_bands_over_whole_stages(graph, problem, schedule), alignment, bound);
 }
 
