@@ -61,6 +61,11 @@ struct FamilyProblems {
 
   FamilyProblems(const Graph& graph, const PlanResult& result) : families(result.families) {
     if (families.empty()) families = {KernelFamily::kTflmReference};
+    if (families.size() == 1) {  // the plan's own TFLM problem is that family's
+      problems = {result.tflm_problem};
+      without = {result.tflm_greedy.arena_size};
+      return;
+    }
     for (KernelFamily family : families) {
       problems.push_back(tflm_problem_with_scratch(graph, kernel_scratch_buffers(graph, family)));
       without.push_back(plan_tflm_greedy(problems.back()).arena_size);
@@ -178,10 +183,10 @@ TflmDeployment smallest_deployment(const Graph& graph, const PlanResult& result,
 
 }  // namespace
 
-std::vector<KernelFamily> families_worse_with_export(const TflmDeployment& deployment) {
-  std::vector<KernelFamily> worse;
+std::vector<FamilyHead> heads_worse_with_export(const TflmDeployment& deployment) {
+  std::vector<FamilyHead> worse;
   for (const FamilyHead& h : deployment.heads) {
-    if (h.with > h.without) worse.push_back(h.family);
+    if (h.with > h.without) worse.push_back(h);
   }
   return worse;
 }

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <algorithm>
 #include <iostream>
 #include <optional>
 #include <nlohmann/json.hpp>
@@ -120,13 +119,11 @@ Command add_export_command(CLI::App& app) {
     if (tflite) tflite->commit();
     if (header) header->commit();
     // A plan for several families may cost one of them more than TFLM alone.
-    for (KernelFamily family : families_worse_with_export(deployment)) {
-      const auto head = std::find_if(deployment.heads.begin(), deployment.heads.end(),
-                                     [&](const FamilyHead& h) { return h.family == family; });
+    for (const FamilyHead& head : heads_worse_with_export(deployment)) {
       std::cerr << fmt::format(
           "export: warning: with {} kernels TFLM needs {} bytes with this plan, {} without it; export with --kernels "
           "{} for a plan made for those kernels alone\n",
-          kernel_family_name(family), head->with, head->without, kernel_family_name(family));
+          kernel_family_name(head.family), head.with, head.without, kernel_family_name(head.family));
     }
 
     if (o->json) {

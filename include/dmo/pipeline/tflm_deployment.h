@@ -53,8 +53,8 @@ struct TflmDeployment {
   std::vector<KernelFamily> families = {KernelFamily::kTflmReference};
 };
 
-// The families whose head is larger with the export than without it.
-std::vector<KernelFamily> families_worse_with_export(const TflmDeployment& deployment);
+// The heads of the families that need more with the export than without it.
+std::vector<FamilyHead> heads_worse_with_export(const TflmDeployment& deployment);
 
 // The kernels a deployed plan is safe for: dmo's overlaps are those of the
 // plan's kernel families' loop orders, every op walking ascending.
