@@ -48,8 +48,8 @@ Plan plan_no_worse_than_tflm(const MemoryProblem& problem, int64_t alignment, bo
 
 }  // namespace
 
-DmoPlanChooser::DmoPlanChooser(const MemoryProblem& problem, int64_t alignment)
-    : problem_(problem), alignment_(alignment) {}
+DmoPlanChooser::DmoPlanChooser(const MemoryProblem& problem, int64_t alignment, std::optional<int64_t> bound)
+    : problem_(problem), alignment_(alignment), bound_(bound) {}
 
 DmoPlanChooser::DmoPlanChooser(const MemoryProblem& problem, MemoryProblem stricter, int64_t alignment,
                                std::optional<int64_t> bound)
@@ -86,7 +86,7 @@ DmoPlanChoice DmoPlanChooser::choice_of(const MemoryProblem& problem, Planned& p
   // every arena is a multiple of their gcd, so none is below the bound
   // rounded up to it.
   const int64_t granule = std::gcd(std::max<int64_t>(alignment_, 1), kTflmBufferAlignment);
-  const int64_t bound = (chain_lower_bound_with_overlap_bytes(problem) + granule - 1) / granule * granule;
+  const int64_t bound = (bound_of(problem) + granule - 1) / granule * granule;
   if (choice.dmo_ascending.arena_size <= bound) {
     choice.dmo = choice.dmo_ascending;
     return choice;
@@ -102,10 +102,15 @@ DmoPlanChoice DmoPlanChooser::choice_of(const MemoryProblem& problem, Planned& p
   return choice;
 }
 
-int64_t DmoPlanChooser::rounded_bound() {
+int64_t DmoPlanChooser::bound_of(const MemoryProblem& problem) {
+  if (&problem != &problem_) return chain_lower_bound_with_overlap_bytes(problem);
   if (!bound_) bound_ = chain_lower_bound_with_overlap_bytes(problem_);
+  return *bound_;
+}
+
+int64_t DmoPlanChooser::rounded_bound() {
   const int64_t rounding = std::max(alignment_, kTflmBufferAlignment);
-  return (*bound_ + rounding - 1) / rounding * rounding;
+  return (bound_of(problem_) + rounding - 1) / rounding * rounding;
 }
 
 DmoPlanChooser& DmoPlanChooser::without_peak_repair() {

@@ -50,7 +50,8 @@ Plan choose_dmo_plan_only(const MemoryProblem& problem, const MemoryProblem& str
 // the same plans. Keeps a reference to `problem`.
 class DmoPlanChooser {
  public:
-  DmoPlanChooser(const MemoryProblem& problem, int64_t alignment);
+  // `bound`: chain_lower_bound_with_overlap_bytes(problem) when the caller has it.
+  DmoPlanChooser(const MemoryProblem& problem, int64_t alignment, std::optional<int64_t> bound = std::nullopt);
   DmoPlanChooser(const MemoryProblem& problem, MemoryProblem stricter, int64_t alignment,
                  std::optional<int64_t> bound = std::nullopt);
   // Plans without dmo's peak repair and rolling packing
@@ -63,14 +64,16 @@ class DmoPlanChooser {
   DmoPlanChoice choice();
 
  private:
-  // The plan of `problem` (or of `stricter_`), with its ascending-only
-  // twin when the first walks an op descending.
+  // The plan of `problem` (or of `stricter_`) and its ascending-only
+  // plan, each made when first needed.
   struct Planned {
     std::optional<Plan> dmo, ascending;
   };
   const Plan& dmo_of(const MemoryProblem& problem, Planned& planned);
   DmoPlanChoice choice_of(const MemoryProblem& problem, Planned& planned);
-  // The bound rounded as TFLM rounds the arena.
+  // chain_lower_bound_with_overlap_bytes of `problem`, problem_'s kept.
+  int64_t bound_of(const MemoryProblem& problem);
+  // problem_'s bound rounded as TFLM rounds the arena.
   int64_t rounded_bound();
 
   const MemoryProblem& problem_;
