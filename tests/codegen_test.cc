@@ -123,7 +123,65 @@ TEST_P(CodegenCortexM4, RunsUnderQemuWithTheInterpretersHashAndThePlannedArena) 
 
 INSTANTIATE_TEST_SUITE_P(Models, CodegenCortexM4,
                          testing::Values("tiny_vww_96_int8", "tiny_kws_ref_model_int8", "tiny_resnet8_int8",
-                                         "tflm_person_detect_int8", kDefaultZooModel));
+                                         "tflm_person_detect_int8", "tiny_ad01_int8", kDefaultZooModel));
+
+bool have_arm_tools() { return have("arm-none-eabi-g++") && have("qemu-system-arm"); }
+
+std::string model_path(const std::string& name, const std::string& shared) {
+  return name == kDefaultZooModel ? name : shared + "/models/" + name + ".tflite";
+}
+
+// The same projects for the Cortex-M7 (its own FPU and board) print the same hashes.
+class CodegenCortexM7 : public testing::TestWithParam<const char*> {};
+
+TEST_P(CodegenCortexM7, RunsUnderQemuWithTheInterpretersHash) {
+  if (!have_arm_tools()) GTEST_SKIP() << "arm-none-eabi-g++ or qemu-system-arm not found";
+  std::string shared;
+  if (std::string(GetParam()) != kDefaultZooModel) {
+    DMO_REQUIRE_SHARED(found);
+    shared = found;
+  }
+  const std::string model = model_path(GetParam(), shared);
+  ScratchDirectory scratch;
+  const std::string dir = scratch / "project";
+  const test::CommandResult generated = test::run_dmo({"codegen", model, "-o", dir, "--target", "cortex-m7"});
+  ASSERT_EQ(generated.exit_status, 0) << generated.err;
+  const Shell run = shell("make -s -C " + dir + " run");
+  ASSERT_EQ(run.status, 0) << run.out;
+  EXPECT_EQ(field(run.out, "outputs_fnv1a64"), interpreter_hash(model)) << run.out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, CodegenCortexM7,
+                         testing::Values("tiny_vww_96_int8", "tiny_kws_ref_model_int8", "tiny_resnet8_int8",
+                                         "tflm_person_detect_int8", "tiny_ad01_int8", kDefaultZooModel));
+
+// What the program prints is on QEMU's standard output, stderr left to QEMU.
+TEST(Codegen, CortexM4ProgramPrintsOnStandardOutput) {
+  if (!have_arm_tools()) GTEST_SKIP() << "arm-none-eabi-g++ or qemu-system-arm not found";
+  ScratchDirectory scratch;
+  const std::string dir = scratch / "project";
+  ASSERT_EQ(test::run_dmo({"codegen", kDefaultZooModel, "-o", dir}).exit_status, 0);
+  ASSERT_EQ(shell("make -s -C " + dir + " image.elf").status, 0);
+  const Shell run = shell("make -s -C " + dir + " run 2>/dev/null | grep outputs_fnv1a64");
+  EXPECT_EQ(field(run.out, "outputs_fnv1a64"), interpreter_hash(kDefaultZooModel)) << run.out;
+}
+
+// `make bench` counts the inference's instructions under -icount: the same
+// hash, a positive count, and the same count twice.
+TEST(Codegen, CortexM4BenchCountsTheInferencesInstructionsRepeatably) {
+  if (!have_arm_tools()) GTEST_SKIP() << "arm-none-eabi-g++ or qemu-system-arm not found";
+  ScratchDirectory scratch;
+  const std::string dir = scratch / "project";
+  ASSERT_EQ(test::run_dmo({"codegen", kDefaultZooModel, "-o", dir}).exit_status, 0);
+  const Shell first = shell("make -s -C " + dir + " bench");
+  ASSERT_EQ(first.status, 0) << first.out;
+  EXPECT_EQ(field(first.out, "outputs_fnv1a64"), interpreter_hash(kDefaultZooModel)) << first.out;
+  const std::string count = field(first.out, "invoke_instructions");
+  ASSERT_FALSE(count.empty()) << first.out;
+  EXPECT_GT(std::stoll(count), 1000) << first.out;
+  const Shell second = shell("make -s -C " + dir + " bench");
+  EXPECT_EQ(field(second.out, "invoke_instructions"), count) << second.out;
+}
 
 // One line on stderr, exit 2, and no directory written.
 void expect_refused(const std::vector<std::string>& args, const std::string& dir, const std::string& message) {

@@ -2,10 +2,17 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <set>
 
 #include "dmo/error.h"
+#include "dmo/ops/eval/add_s8_device.h"
+#include "dmo/ops/eval/average_pool_s8_device.h"
+#include "dmo/ops/eval/conv_s8_device.h"
+#include "dmo/ops/eval/depthwise_s8_device.h"
+#include "dmo/ops/eval/fully_connected_s8_device.h"
+#include "dmo/ops/kernel_io.h"
 #include "dmo/runtime/input_pattern.h"
 
 namespace dmo {
@@ -58,7 +65,12 @@ class ModelWriter {
              "#include \"dmo/ops/eval/flat_copy.h\"\n"
              "#include \"dmo/ops/eval/fully_connected_loops.h\"\n"
              "#include \"dmo/ops/eval/pool_loops.h\"\n"
-             "#include \"dmo/ops/eval/softmax_loops.h\"\n\n"
+             "#include \"dmo/ops/eval/softmax_loops.h\"\n"
+             "#include \"dmo/ops/eval/add_s8_device.h\"\n"
+             "#include \"dmo/ops/eval/average_pool_s8_device.h\"\n"
+             "#include \"dmo/ops/eval/conv_s8_device.h\"\n"
+             "#include \"dmo/ops/eval/depthwise_s8_device.h\"\n"
+             "#include \"dmo/ops/eval/fully_connected_s8_device.h\"\n\n"
              "using namespace dmo;\n\n";
     head_ += fmt::format("// The planned arena: {} bytes, 16-byte aligned as TFLM's.\n", arena_bytes);
     head_ += fmt::format("alignas(16) uint8_t dmo_arena[{}];\n", std::max<int64_t>(arena_bytes, 1));
@@ -67,7 +79,7 @@ class ModelWriter {
     const Schedule& schedule = interpreter_.schedule();
     for (size_t i = 0; i < schedule.steps.size(); ++i) run += step(i, schedule.steps[i]);
     run += "}\n";
-    return head_ + body_ + buffers() + "\n" + run;
+    return head_ + scratch() + body_ + buffers() + "\n" + run;
   }
 
  private:
@@ -110,10 +122,25 @@ class ModelWriter {
     return name;
   }
 
-  std::string tensor(const TensorRef& ref, const std::string& name) {
+  // A weights tensor as the int8 device kernels read it (pack_weight_rows:
+  // `rows` rows of `depth`), emitted once in place of its plain bytes.
+  std::string packed_data_pointer(const TensorRef& ref, int32_t rows, int32_t depth) {
+    const Tensor& t = *ref.tensor;
+    if (packed_.insert(ref.index).second) {
+      std::vector<uint8_t> packed(t.data.size());
+      pack_weight_rows(reinterpret_cast<const int8_t*>(t.data.data()), rows, depth,
+                       reinterpret_cast<int8_t*>(packed.data()));
+      body_ += fmt::format(
+          "// tensor {} '{}', rows packed four by four\nalignas(16) static const uint8_t dmo_packed_{}[] = {{\n{}}};\n",
+          ref.index, t.name, ref.index, join_bytes(packed));
+    }
+    return fmt::format("const_cast<uint8_t*>(dmo_packed_{})", ref.index);
+  }
+
+  std::string tensor(const TensorRef& ref, const std::string& name, const std::string& data = "") {
     if (ref.tensor == nullptr) return "{}";
-    return fmt::format("{{{}, {}, {}, {}, {}, {}, {}}}", data_pointer(ref), dims(ref), ref.rank(), ref.elements(),
-                       ref.tensor->byte_size, strides(ref, name), ref.index);
+    return fmt::format("{{{}, {}, {}, {}, {}, {}, {}}}", data.empty() ? data_pointer(ref) : data, dims(ref),
+                       ref.rank(), ref.elements(), ref.tensor->byte_size, strides(ref, name), ref.index);
   }
 
   // The op's prepared state as constants, once per op.
@@ -189,23 +216,42 @@ class ModelWriter {
     body_ += s;
   }
 
-  static std::string call(int32_t op, const DeviceKernel& k) {
+  // The device kernel where one applies (int8, channels adjacent), else
+  // the shared reference nest.
+  std::string call(int32_t op, const DeviceKernel& k, const KernelIO& io) {
     const std::string p = fmt::format("dmo_op_{}", op);
+    const bool s8 = k.type == DataType::kInt8;
     switch (k.loops) {
       case DeviceLoops::kConv:
+        if (s8 && conv_s8_device_applies(k.conv, io)) {
+          need_scratch(conv_column_depth(k.conv), conv_column_depth(k.conv));
+          return fmt::format("conv_s8_device({0}_geometry, {0}_requantization, io, dmo_scratch);", p);
+        }
         return fmt::format("conv_loops({0}_geometry, QuantizedConvArithmetic<int8_t>({0}_requantization), io, memory);", p);
       case DeviceLoops::kDepthwiseConv:
+        if (s8 && depthwise_s8_device_applies(k.depthwise, io)) {
+          return fmt::format("depthwise_s8_device({0}_geometry, {0}_requantization, io);", p);
+        }
         return fmt::format(
             "depthwise_loops({0}_geometry, QuantizedConvArithmetic<int8_t>({0}_requantization), io, memory);", p);
       case DeviceLoops::kFullyConnected:
+        if (s8 && fully_connected_s8_device_applies(io)) {
+          need_scratch(0, k.fully_connected.accum_depth);
+          return fmt::format("fully_connected_s8_device({0}_geometry, {0}_requantization, io, dmo_scratch);", p);
+        }
         return fmt::format(
             "fully_connected_loops({0}_geometry, QuantizedConvArithmetic<int8_t>({0}_requantization), io, memory);",
             p);
       case DeviceLoops::kAveragePool:
+        if (s8 && average_pool_s8_device_applies(io)) {
+          return fmt::format("average_pool_s8_device({0}_geometry, {0}_range, io);", p);
+        }
         return fmt::format("average_pool_integer<int8_t>(io, memory, {0}_geometry, {0}_range);", p);
       case DeviceLoops::kSoftmax:
         return fmt::format("softmax_quantized_loops<int8_t, int8_t>({0}_rows, {0}_scaling, io, memory);", p);
-      case DeviceLoops::kAdd: return fmt::format("broadcast_binary<int8_t>({0}_broadcast, io, memory, {0}_add);", p);
+      case DeviceLoops::kAdd:
+        if (s8 && add_s8_device_applies(k.broadcast, io)) return fmt::format("add_s8_device({0}_add.q, io);", p);
+        return fmt::format("broadcast_binary<int8_t>({0}_broadcast, io, memory, {0}_add);", p);
       case DeviceLoops::kCopy: {
         const char* type = k.copy_element_bytes == 8   ? "uint64_t"
                            : k.copy_element_bytes == 4 ? "uint32_t"
@@ -221,14 +267,28 @@ class ModelWriter {
     const DeviceKernel& k = *interpreter_.prepared(s.op).device;
     op_state(s.op, k);
     const Interpreter::StepOperands operands = interpreter_.step_operands(s);
-    auto refs = [&](const std::vector<TensorRef>& list, const char* role) {
+    const KernelIO host_io{operands.inputs, operands.outputs, s.descending, s.region};
+    const std::string kernel_call = call(s.op, k, host_io);
+    auto refs = [&](const std::vector<TensorRef>& list, const char* role, bool inputs) {
       std::string out;
       for (size_t r = 0; r < list.size(); ++r) {
-        out += tensor(list[r], fmt::format("dmo_step_{}_{}_{}_strides", i, role, r)) + ", ";
+        const std::string name = fmt::format("dmo_step_{}_{}_{}_strides", i, role, r);
+        const bool packed_weights = inputs && r == 1 && k.type == DataType::kInt8 &&
+                                    ((k.loops == DeviceLoops::kConv && conv_s8_device_applies(k.conv, host_io)) ||
+                                     (k.loops == DeviceLoops::kFullyConnected &&
+                                      fully_connected_s8_device_applies(host_io)));
+        if (packed_weights) {
+          const int32_t rows = k.loops == DeviceLoops::kConv ? k.conv.output_depth : k.fully_connected.units;
+          const int32_t depth =
+              k.loops == DeviceLoops::kConv ? conv_column_depth(k.conv) : k.fully_connected.accum_depth;
+          out += tensor(list[r], name, packed_data_pointer(list[r], rows, depth)) + ", ";
+        } else {
+          out += tensor(list[r], name) + ", ";
+        }
       }
       return out;
     };
-    const std::string inputs = refs(operands.inputs, "in"), outputs = refs(operands.outputs, "out");
+    const std::string inputs = refs(operands.inputs, "in", true), outputs = refs(operands.outputs, "out", false);
     body_ += fmt::format("static const DeviceTensor dmo_step_{}_inputs[] = {{{}}};\n", i, inputs);
     body_ += fmt::format("static const DeviceTensor dmo_step_{}_outputs[] = {{{}}};\n", i, outputs);
     const OutputRegion& r = s.region;
@@ -237,7 +297,25 @@ class ModelWriter {
         "    const DeviceKernelIO io{{dmo_step_{}_inputs, {}, dmo_step_{}_outputs, {}, {}, {{{}, {}, {}, {}}}}};\n"
         "    {}\n  }}\n",
         i, s.op, sg_.ops[static_cast<size_t>(s.op)].name(), i, operands.inputs.size(), i, operands.outputs.size(),
-        s.descending, r.row_begin, r.row_end, r.col_begin, r.col_end, call(s.op, k));
+        s.descending, r.row_begin, r.row_end, r.col_begin, r.col_end, kernel_call);
+  }
+
+  void need_scratch(int64_t gather, int64_t column) {
+    gather_bytes_ = std::max(gather_bytes_, gather);
+    column_elements_ = std::max(column_elements_, column);
+  }
+
+  // The int8 device kernels' column buffers, sized for the largest op;
+  // static RAM beside the arena, printed by main.cc.
+  std::string scratch() const {
+    return fmt::format(
+        "// The int8 device kernels' window and column buffers (largest op).\n"
+        "alignas(4) static int8_t dmo_gather[{}];\n"
+        "alignas(4) static int16_t dmo_column[{}];\n"
+        "static const DeviceColumnBuffers dmo_scratch{{dmo_gather, dmo_column}};\n"
+        "const int64_t dmo_scratch_bytes = {};\n\n",
+        std::max<int64_t>(gather_bytes_, 1), std::max<int64_t>(column_elements_, 1),
+        gather_bytes_ + 2 * column_elements_);
   }
 
   // The graph's inputs and outputs where main.cc finds them.
@@ -263,7 +341,8 @@ class ModelWriter {
   const Subgraph& sg_;
   const Interpreter& interpreter_;
   std::string head_, body_;
-  std::set<int32_t> constants_, dims_, states_;
+  std::set<int32_t> constants_, packed_, dims_, states_;
+  int64_t gather_bytes_ = 0, column_elements_ = 0;
 };
 
 }  // namespace
@@ -284,7 +363,9 @@ std::string model_header() {
          "extern const int32_t dmo_inputs_count;\n"
          "extern const DmoBuffer dmo_outputs[];\n"
          "extern const int32_t dmo_outputs_count;\n"
-         "extern const int64_t dmo_arena_bytes;\n\n"
+         "extern const int64_t dmo_arena_bytes;\n"
+         "// Static RAM of the device kernels beside the arena.\n"
+         "extern const int64_t dmo_scratch_bytes;\n\n"
          "// One inference: every step of the plan's schedule in order.\n"
          "void dmo_run();\n";
 }

@@ -27,6 +27,8 @@ struct DeviceBoard {
   unsigned long const_bytes;
   unsigned long ram_origin;     // data, bss (the arena) and the stack
   unsigned long ram_bytes;
+  std::string float_flags;      // the FPU and the float ABI (hard: the part's FPU in use)
+  unsigned long timer_base;     // a CMSDK APB timer counting at 25 MHz (the bench); 0: none
 };
 // nullopt for the host target.
 std::optional<DeviceBoard> device_board(CodegenTarget target);

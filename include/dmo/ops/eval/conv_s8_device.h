@@ -1,0 +1,122 @@
+// dmo's int8 CONV_2D for devices: per output pixel in the walk's order,
+// the window is read once into a column (int16, zero point removed,
+// padding taps as zero), then every output channel is its inner product
+// with one filter row, four channels at a time (s8_dot_rows.h; the
+// filter's rows packed by pack_weight_rows), and the pixel's channels are
+// stored. Every store of a pixel follows every read
+// of its window and precedes the next pixel's reads, as in the reference
+// nest (conv_loops.h, per output channel: read the window, store), so a
+// layout safe for the reference order is safe here. Results are the
+// reference's bit for bit. Freestanding.
+#pragma once
+
+#include <cstdint>
+
+#include "dmo/ops/eval/conv_loops.h"
+#include "dmo/ops/eval/nhwc_layout.h"
+#include "dmo/ops/eval/s8_dot_rows.h"
+#include "dmo/ops/eval/walk_index.h"
+
+namespace dmo {
+
+// Scratch of the int8 device kernels: a window of int8 input (conv) and
+// its int16 column; sized by the generated code for its largest op.
+struct DeviceColumnBuffers {
+  int8_t* gather = nullptr;
+  int16_t* column = nullptr;
+};
+
+// The elements a conv's column holds (its weight rows' length).
+inline int32_t conv_column_depth(const ConvGeometry& g) { return g.filter_height * g.filter_width * g.filter_depth; }
+
+// Whether conv_s8_device computes this conv: not grouped, channels
+// adjacent in storage (a band or a view keeps them so).
+template <class IO>
+bool conv_s8_device_applies(const ConvGeometry& g, const IO& io) {
+  const auto& in = io.input(0);
+  const auto& out = io.output(0);
+  return g.filter_depth == g.input_depth && g.filters_per_group == g.output_depth && io.input(1).strides == nullptr &&
+         (in.strides == nullptr || in.strides[3] == 1) && (out.strides == nullptr || out.strides[3] == 1);
+}
+
+inline void copy_s8(int8_t* to, const int8_t* from, int32_t count) {
+  int32_t k = 0;
+  for (; k + 4 <= count; k += 4) dsp::store_word(to + k, dsp::load_word(from + k));
+  for (; k < count; ++k) to[k] = from[k];
+}
+
+inline void fill_s8(int8_t* to, int8_t value, int32_t count) {
+  for (int32_t k = 0; k < count; ++k) to[k] = value;
+}
+
+template <class Requantization, class IO>
+void conv_s8_device(const ConvGeometry& g, const Requantization& q, const IO& io, DeviceColumnBuffers scratch) {
+  const auto& in_ref = io.input(0);
+  const auto& out_ref = io.output(0);
+  const auto* input = reinterpret_cast<const int8_t*>(in_ref.data);
+  const auto* weights = reinterpret_cast<const int8_t*>(io.input(1).data);
+  const auto* bias = io.has_input(2) ? reinterpret_cast<const int32_t*>(io.input(2).data) : nullptr;
+  auto* output = reinterpret_cast<int8_t*>(out_ref.data);
+  const NhwcLayout in = NhwcLayout::of(in_ref);
+  const NhwcLayout out = NhwcLayout::of(out_ref);
+  const int32_t depth = conv_column_depth(g);
+  const DotRowsOutput rows_out{weights, g.output_depth, depth, bias, q.multipliers.data(),
+                               q.output_offset, q.range.min, q.range.max};
+  const int32_t tap_bytes = g.filter_depth;
+  // The input value whose column entry is zero: padding taps add nothing.
+  const auto pad_value = static_cast<int8_t>(-q.input_offset);
+  const bool one_by_one = g.filter_height == 1 && g.filter_width == 1;
+  // A window row is one run of input when its taps are adjacent pixels.
+  const bool rows_contiguous = g.dilation_width == 1 && in.col == tap_bytes;
+
+  const bool descending = io.descending;
+  const IndexRange rows = io.region.rows(g.output_height);
+  const IndexRange cols = io.region.cols(g.output_width);
+  for (int32_t b = 0; b < g.batches; ++b) {
+    const int32_t batch = walk_index(b, g.batches, descending);
+    for (int32_t y = 0; y < rows.size(); ++y) {
+      const int32_t out_y = walk_index(y, rows, descending);
+      const int32_t in_y0 = out_y * g.stride_height - g.pad_height;
+      const TapSpan ys = taps_inside(in_y0, g.dilation_height, g.filter_height, g.input_height);
+      for (int32_t x = 0; x < cols.size(); ++x) {
+        const int32_t out_x = walk_index(x, cols, descending);
+        const int32_t in_x0 = out_x * g.stride_width - g.pad_width;
+        const TapSpan xs = taps_inside(in_x0, g.dilation_width, g.filter_width, g.input_width);
+        int32_t column_sum = 0;
+        if (one_by_one && ys.first == 0 && xs.first == 0) {
+          column_sum = widen_column(input + in.pixel(batch, in_y0, in_x0), depth, q.input_offset, scratch.column);
+        } else {
+          int8_t* to = scratch.gather;
+          const bool whole_rows = rows_contiguous && xs.first == 0 && xs.last == g.filter_width - 1;
+          for (int32_t fy = 0; fy < g.filter_height; ++fy) {
+            const int32_t in_y = in_y0 + fy * g.dilation_height;
+            if (fy < ys.first || fy > ys.last) {
+              fill_s8(to, pad_value, g.filter_width * tap_bytes);
+              to += g.filter_width * tap_bytes;
+              continue;
+            }
+            if (whole_rows) {
+              copy_s8(to, input + in.pixel(batch, in_y, in_x0), g.filter_width * tap_bytes);
+              to += g.filter_width * tap_bytes;
+              continue;
+            }
+            for (int32_t fx = 0; fx < g.filter_width; ++fx, to += tap_bytes) {
+              if (fx < xs.first || fx > xs.last) {
+                fill_s8(to, pad_value, tap_bytes);
+              } else {
+                copy_s8(to, input + in.pixel(batch, in_y, in_x0 + fx * g.dilation_width), tap_bytes);
+              }
+            }
+          }
+          column_sum = widen_column(scratch.gather, depth, q.input_offset, scratch.column);
+        }
+        // (w + filter_offset) . column = w . column + filter_offset * sum(column)
+        const int32_t offset_term =
+            static_cast<int32_t>(static_cast<uint32_t>(q.filter_offset) * static_cast<uint32_t>(column_sum));
+        dot_rows_to_s8(scratch.column, offset_term, rows_out, output + out.pixel(batch, out_y, out_x));
+      }
+    }
+  }
+}
+
+}  // namespace dmo

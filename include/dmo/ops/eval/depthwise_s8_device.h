@@ -1,0 +1,147 @@
+// dmo's int8 DEPTHWISE_CONV_2D for devices: per output pixel in the walk's
+// order, with depth multiplier 1 four channels at a time, each tap one
+// word of input and one of weights, split into even and odd channel pairs
+// (SXTB16) and multiplied lane by lane (SMLABB, SMLATT), then the four
+// channels stored; other channels (and every channel of a larger
+// multiplier) one by one, read then stored, as the reference. A group's
+// stores follow the reads of its own channels and of the next three, and
+// precede every later read, so a layout safe for the reference order
+// (depthwise_loops.h: per channel, read its taps, store) is safe here. Results are the reference's bit for bit. Freestanding.
+#pragma once
+
+#include <cstdint>
+
+#include "dmo/ops/eval/depthwise_loops.h"
+#include "dmo/ops/eval/nhwc_layout.h"
+#include "dmo/ops/eval/s8_dot_rows.h"
+#include "dmo/ops/eval/walk_index.h"
+
+namespace dmo {
+
+// Whether depthwise_s8_device computes this op: channels adjacent in storage.
+template <class IO>
+bool depthwise_s8_device_applies(const DepthwiseGeometry& g, const IO& io) {
+  const auto& in = io.input(0);
+  const auto& out = io.output(0);
+  return g.depth_multiplier >= 1 && io.input(1).strides == nullptr && (in.strides == nullptr || in.strides[3] == 1) &&
+         (out.strides == nullptr || out.strides[3] == 1);
+}
+
+// The taps of four adjacent channels over a ROWS x COLS window: per tap a
+// word of input and of weights (filter zero point 0), even and odd
+// channels multiplied lane by lane.
+template <int ROWS, int COLS>
+inline void depthwise_group_taps(const int8_t* input, ptrdiff_t tap_row, ptrdiff_t tap_col, const int8_t* weights,
+                                 ptrdiff_t weight_row, ptrdiff_t weight_col, uint32_t input_offsets, int32_t* acc) {
+  int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
+  for (int fy = 0; fy < ROWS; ++fy, input += tap_row, weights += weight_row) {
+    for (int fx = 0; fx < COLS; ++fx) {
+      const uint32_t x4 = dsp::load_word(input + fx * tap_col), w4 = dsp::load_word(weights + fx * weight_col);
+      const uint32_t x_even = dsp::add_pairs(dsp::sign_extend_even_bytes(x4), input_offsets);
+      const uint32_t x_odd = dsp::add_pairs(dsp::sign_extend_odd_bytes(x4), input_offsets);
+      const uint32_t w_even = dsp::sign_extend_even_bytes(w4), w_odd = dsp::sign_extend_odd_bytes(w4);
+      a0 = dsp::multiply_add_low(x_even, w_even, a0);
+      a2 = dsp::multiply_add_high(x_even, w_even, a2);
+      a1 = dsp::multiply_add_low(x_odd, w_odd, a1);
+      a3 = dsp::multiply_add_high(x_odd, w_odd, a3);
+    }
+  }
+  acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;
+}
+
+template <class Requantization, class IO>
+void depthwise_s8_device(const DepthwiseGeometry& g, const Requantization& q, const IO& io) {
+  const auto& in_ref = io.input(0);
+  const auto& out_ref = io.output(0);
+  const auto* input = reinterpret_cast<const int8_t*>(in_ref.data);
+  const auto* weights = reinterpret_cast<const int8_t*>(io.input(1).data);
+  const auto* bias = io.has_input(2) ? reinterpret_cast<const int32_t*>(io.input(2).data) : nullptr;
+  auto* output = reinterpret_cast<int8_t*>(out_ref.data);
+  const NhwcLayout in = NhwcLayout::of(in_ref);
+  const NhwcLayout out = NhwcLayout::of(out_ref);
+  const QuantizedMultiplier* multipliers = q.multipliers.data();
+  const int32_t channels = g.output_depth;
+  const int32_t multiplier = g.depth_multiplier;
+  const int32_t input_offset = q.input_offset, filter_offset = q.filter_offset;
+  const uint32_t input_offsets = dsp::splat_pair(input_offset);
+  const uint32_t filter_offsets = dsp::splat_pair(filter_offset);
+  const ptrdiff_t tap_row = g.dilation_height * in.row, tap_col = g.dilation_width * in.col;
+
+  auto finish = [&](int8_t* pixel, int32_t c, int32_t acc) {
+    pixel[c] = requantize_s8(acc, bias != nullptr ? bias[c] : 0, multipliers[c], q.output_offset, q.range.min,
+                             q.range.max);
+  };
+
+  const bool descending = io.descending;
+  const IndexRange rows = io.region.rows(g.output_height);
+  const IndexRange cols = io.region.cols(g.output_width);
+  for (int32_t b = 0; b < g.batches; ++b) {
+    const int32_t batch = walk_index(b, g.batches, descending);
+    for (int32_t y = 0; y < rows.size(); ++y) {
+      const int32_t out_y = walk_index(y, rows, descending);
+      const int32_t in_y0 = out_y * g.stride_height - g.pad_height;
+      const TapSpan ys = taps_inside(in_y0, g.dilation_height, g.filter_height, g.input_height);
+      for (int32_t x = 0; x < cols.size(); ++x) {
+        const int32_t out_x = walk_index(x, cols, descending);
+        const int32_t in_x0 = out_x * g.stride_width - g.pad_width;
+        const TapSpan xs = taps_inside(in_x0, g.dilation_width, g.filter_width, g.input_width);
+        int8_t* pixel = output + out.pixel(batch, out_y, out_x);
+        if (ys.first > ys.last || xs.first > xs.last) {
+          for (int32_t c = 0; c < channels; ++c) finish(pixel, c, 0);
+          continue;
+        }
+        const int8_t* first_tap =
+            input + in.pixel(batch, in_y0 + ys.first * g.dilation_height, in_x0 + xs.first * g.dilation_width);
+        const int8_t* first_weights = weights + (ys.first * g.filter_width + xs.first) * channels;
+        const int32_t tap_rows = ys.last - ys.first + 1, tap_cols = xs.last - xs.first + 1;
+        int32_t c = 0;
+        if (multiplier == 1 && tap_rows == 3 && tap_cols == 3 && filter_offset == 0) {
+          // The common 3x3 window inside the input, unrolled.
+          for (; c + 4 <= channels; c += 4) {
+            int32_t acc[4] = {0, 0, 0, 0};
+            depthwise_group_taps<3, 3>(first_tap + c, tap_row, tap_col, first_weights + c, g.filter_width * channels,
+                                       channels, input_offsets, acc);
+            for (int32_t k = 0; k < 4; ++k) finish(pixel, c + k, acc[k]);
+          }
+        }
+        for (; multiplier == 1 && c + 4 <= channels; c += 4) {
+          int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+          const int8_t* in_row = first_tap + c;
+          const int8_t* w_row = first_weights + c;
+          for (int32_t fy = 0; fy < tap_rows; ++fy, in_row += tap_row, w_row += g.filter_width * channels) {
+            const int8_t* at = in_row;
+            const int8_t* w_at = w_row;
+            for (int32_t fx = 0; fx < tap_cols; ++fx, at += tap_col, w_at += channels) {
+              const uint32_t x4 = dsp::load_word(at), w4 = dsp::load_word(w_at);
+              const uint32_t x_even = dsp::add_pairs(dsp::sign_extend_even_bytes(x4), input_offsets);
+              const uint32_t x_odd = dsp::add_pairs(dsp::sign_extend_odd_bytes(x4), input_offsets);
+              const uint32_t w_even = dsp::add_pairs(dsp::sign_extend_even_bytes(w4), filter_offsets);
+              const uint32_t w_odd = dsp::add_pairs(dsp::sign_extend_odd_bytes(w4), filter_offsets);
+              a0 = dsp::multiply_add_low(x_even, w_even, a0);
+              a2 = dsp::multiply_add_high(x_even, w_even, a2);
+              a1 = dsp::multiply_add_low(x_odd, w_odd, a1);
+              a3 = dsp::multiply_add_high(x_odd, w_odd, a3);
+            }
+          }
+          finish(pixel, c, a0);
+          finish(pixel, c + 1, a1);
+          finish(pixel, c + 2, a2);
+          finish(pixel, c + 3, a3);
+        }
+        for (; c < channels; ++c) {
+          int32_t acc = 0;
+          const int8_t* in_row = first_tap + c / multiplier;
+          const int8_t* w_row = first_weights + c;
+          for (int32_t fy = 0; fy < tap_rows; ++fy, in_row += tap_row, w_row += g.filter_width * channels) {
+            for (int32_t fx = 0; fx < tap_cols; ++fx) {
+              acc = dsp::multiply_add(in_row[fx * tap_col] + input_offset, w_row[fx * channels] + filter_offset, acc);
+            }
+          }
+          finish(pixel, c, acc);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace dmo

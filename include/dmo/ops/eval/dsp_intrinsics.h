@@ -1,0 +1,105 @@
+// The few Arm DSP-extension operations dmo's device kernels are written
+// in: on a Cortex-M with the DSP extension (M4, M7, M33) the ACLE
+// intrinsics of arm_acle.h, one instruction each; elsewhere (the host, a
+// Cortex-M0) plain C with the same results, so the host compiles and
+// tests the very loop nests the device runs. A "pair" is two int16 lanes
+// of one 32-bit word, lane 0 in the low half. Freestanding.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
+#include <arm_acle.h>
+#define DMO_HAS_ARM_DSP 1
+#else
+#define DMO_HAS_ARM_DSP 0
+#endif
+
+namespace dmo::dsp {
+
+// Four bytes from any address (the M4 and M7 load unaligned words).
+inline uint32_t load_word(const void* at) {
+  uint32_t word;
+  std::memcpy(&word, at, sizeof(word));
+  return word;
+}
+
+inline void store_word(void* at, uint32_t word) { std::memcpy(at, &word, sizeof(word)); }
+
+#if DMO_HAS_ARM_DSP
+
+// Bytes 0 and 2 of `word`, sign-extended into a pair.
+inline uint32_t sign_extend_even_bytes(uint32_t word) { return __sxtb16(word); }
+
+// Bytes 1 and 3 of `word`, sign-extended into a pair (SXTB16 with ROR #8).
+inline uint32_t sign_extend_odd_bytes(uint32_t word) {
+  uint32_t out;
+  asm("sxtb16 %0, %1, ror #8" : "=r"(out) : "r"(word));
+  return out;
+}
+
+// Lane-wise 16-bit addition (wrapping).
+inline uint32_t add_pairs(uint32_t a, uint32_t b) { return __sadd16(a, b); }
+
+// acc + a.lane0 * b.lane0 + a.lane1 * b.lane1 (SMLAD).
+inline int32_t dual_multiply_add(uint32_t a, uint32_t b, int32_t acc) {
+  return __smlad(a, b, acc);
+}
+
+// acc + a.lane0 * b.lane0 (SMLABB) and acc + a.lane1 * b.lane1 (SMLATT).
+inline int32_t multiply_add_low(uint32_t a, uint32_t b, int32_t acc) {
+  return __smlabb(static_cast<int32_t>(a), static_cast<int32_t>(b), acc);
+}
+inline int32_t multiply_add_high(uint32_t a, uint32_t b, int32_t acc) {
+  return __smlatt(static_cast<int32_t>(a), static_cast<int32_t>(b), acc);
+}
+
+#else
+
+inline int32_t lane(uint32_t pair, int index) {
+  return static_cast<int16_t>(static_cast<uint16_t>(pair >> (16 * index)));
+}
+
+inline uint32_t make_pair(int32_t low, int32_t high) {
+  return static_cast<uint32_t>(static_cast<uint16_t>(low)) | (static_cast<uint32_t>(static_cast<uint16_t>(high)) << 16);
+}
+
+inline uint32_t sign_extend_even_bytes(uint32_t word) {
+  return make_pair(static_cast<int8_t>(word & 0xff), static_cast<int8_t>((word >> 16) & 0xff));
+}
+
+inline uint32_t sign_extend_odd_bytes(uint32_t word) {
+  return make_pair(static_cast<int8_t>((word >> 8) & 0xff), static_cast<int8_t>(word >> 24));
+}
+
+inline uint32_t add_pairs(uint32_t a, uint32_t b) {
+  return make_pair(lane(a, 0) + lane(b, 0), lane(a, 1) + lane(b, 1));
+}
+
+// Sums wrap as the instruction's do (two's complement), never overflow in C++.
+inline int32_t wrap_add(int32_t a, int32_t b) {
+  return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
+}
+
+inline int32_t dual_multiply_add(uint32_t a, uint32_t b, int32_t acc) {
+  return wrap_add(wrap_add(acc, lane(a, 0) * lane(b, 0)), lane(a, 1) * lane(b, 1));
+}
+
+inline int32_t multiply_add_low(uint32_t a, uint32_t b, int32_t acc) { return wrap_add(acc, lane(a, 0) * lane(b, 0)); }
+inline int32_t multiply_add_high(uint32_t a, uint32_t b, int32_t acc) { return wrap_add(acc, lane(a, 1) * lane(b, 1)); }
+
+#endif
+
+// acc + a * b with two's complement wrapping, as the device's MLA.
+inline int32_t multiply_add(int32_t a, int32_t b, int32_t acc) {
+  return static_cast<int32_t>(static_cast<uint32_t>(acc) + static_cast<uint32_t>(a) * static_cast<uint32_t>(b));
+}
+
+// Both lanes of a pair holding `value`.
+inline uint32_t splat_pair(int32_t value) {
+  const uint32_t half = static_cast<uint16_t>(value);
+  return half | (half << 16);
+}
+
+}  // namespace dmo::dsp

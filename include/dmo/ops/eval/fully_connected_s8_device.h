@@ -1,0 +1,44 @@
+// dmo's int8 FULLY_CONNECTED for devices: per batch row, the input row is
+// read once into a column (int16, zero point removed), then every unit is
+// its inner product with one weight row, four units at a time
+// (s8_dot_rows.h; the rows packed by pack_weight_rows), and the row's
+// units are stored. Every store of a row
+// follows every read of it and precedes the next row's reads, as in the
+// reference nest (fully_connected_loops.h, per unit: read the row,
+// store), so a layout safe for the reference order is safe here. Results
+// are the reference's bit for bit. Freestanding.
+#pragma once
+
+#include <cstdint>
+
+#include "dmo/ops/eval/conv_s8_device.h"
+#include "dmo/ops/eval/fully_connected_loops.h"
+#include "dmo/ops/eval/s8_dot_rows.h"
+
+namespace dmo {
+
+// Whether fully_connected_s8_device computes this op: dense operands.
+template <class IO>
+bool fully_connected_s8_device_applies(const IO& io) {
+  return io.input(0).strides == nullptr && io.input(1).strides == nullptr && io.output(0).strides == nullptr;
+}
+
+template <class Requantization, class IO>
+void fully_connected_s8_device(const FullyConnectedGeometry& g, const Requantization& q, const IO& io,
+                               DeviceColumnBuffers scratch) {
+  const auto* input = reinterpret_cast<const int8_t*>(io.input(0).data);
+  const auto* weights = reinterpret_cast<const int8_t*>(io.input(1).data);
+  const auto* bias = io.has_input(2) ? reinterpret_cast<const int32_t*>(io.input(2).data) : nullptr;
+  auto* output = reinterpret_cast<int8_t*>(io.output(0).data);
+  const int32_t depth = g.accum_depth;
+  const DotRowsOutput rows_out{weights, g.units, depth, bias, q.multipliers.data(),
+                               q.output_offset, q.range.min, q.range.max};
+  for (int64_t batch = 0; batch < g.batches; ++batch) {
+    const int32_t column_sum = widen_column(input + batch * depth, depth, q.input_offset, scratch.column);
+    const int32_t offset_term =
+        static_cast<int32_t>(static_cast<uint32_t>(q.filter_offset) * static_cast<uint32_t>(column_sum));
+    dot_rows_to_s8(scratch.column, offset_term, rows_out, output + batch * g.units);
+  }
+}
+
+}  // namespace dmo

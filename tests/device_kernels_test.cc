@@ -1,0 +1,391 @@
+// dmo's int8 device kernels (ops/eval/*_s8_device.h), compiled here with
+// the plain C versions of the DSP intrinsics: on random shapes, regions
+// and walks they give the reference nests' bytes, and laid out at the
+// reference order's O_s (the overlap the default plan uses, from the
+// address-only policy) over their input they still do, since every store
+// follows the reads the reference made before it.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "dmo/ops/device_kernel.h"
+#include "dmo/ops/eval/add_s8_device.h"
+#include "dmo/ops/eval/average_pool_s8_device.h"
+#include "dmo/ops/eval/conv_s8_device.h"
+#include "dmo/ops/eval/depthwise_s8_device.h"
+#include "dmo/ops/eval/device_tensor.h"
+#include "dmo/ops/eval/fully_connected_s8_device.h"
+#include "dmo/ops/padding.h"
+#include "dmo/runtime/interpreter.h"
+#include "dmo/zoo/graph_builder.h"
+#include "single_op_overlap.h"
+#include "test_support.h"
+
+namespace dmo {
+namespace {
+
+using test::OneOp;
+using test::per_tensor;
+
+int pick(std::mt19937& rng, int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); }
+
+std::vector<uint8_t> random_bytes(std::mt19937& rng, int64_t n) {
+  std::vector<uint8_t> bytes(static_cast<size_t>(n));
+  for (uint8_t& v : bytes) v = static_cast<uint8_t>(pick(rng, 0, 255));
+  return bytes;
+}
+
+Quantization per_channel(std::mt19937& rng, int32_t channels, int32_t dimension) {
+  Quantization q;
+  for (int32_t c = 0; c < channels; ++c) {
+    q.scale.push_back(0.001f * static_cast<float>(pick(rng, 1, 40)));
+    q.zero_point.push_back(0);
+  }
+  q.quantized_dimension = dimension;
+  return q;
+}
+
+std::vector<int8_t> random_weights(std::mt19937& rng, size_t n) {
+  std::vector<int8_t> w(n);
+  for (int8_t& v : w) v = static_cast<int8_t>(pick(rng, -127, 127));
+  return w;
+}
+
+int32_t add_bias(GraphBuilder& b, std::mt19937& rng, int32_t n) {
+  std::vector<int32_t> bias(static_cast<size_t>(n));
+  for (int32_t& v : bias) v = pick(rng, -3000, 3000);
+  return b.add_constant_values<int32_t>("bias", DataType::kInt32, {n}, bias);
+}
+
+Activation random_activation(std::mt19937& rng) {
+  const int a = pick(rng, 0, 2);
+  return a == 0 ? Activation::kNone : a == 1 ? Activation::kRelu : Activation::kRelu6;
+}
+
+struct Window2d {
+  int32_t height, width, channels, out_channels, filter_h, filter_w, stride, dilation;
+  Padding padding;
+  int32_t multiplier = 1;  // depthwise
+  int32_t out_h() const { return window_output_size(padding, height, filter_h, stride, dilation); }
+  int32_t out_w() const { return window_output_size(padding, width, filter_w, stride, dilation); }
+  std::string text() const {
+    return fmt::format("{}x{}x{} -> {} k{}x{} s{} d{} m{} {}", height, width, channels, out_channels, filter_h,
+                       filter_w, stride, dilation, multiplier, padding == Padding::kSame ? "SAME" : "VALID");
+  }
+};
+
+Window2d random_window(std::mt19937& rng, bool depthwise) {
+  Window2d w{};
+  for (;;) {
+    w.height = pick(rng, 1, 9);
+    w.width = pick(rng, 1, 9);
+    w.channels = pick(rng, 1, 13);
+    w.multiplier = depthwise && pick(rng, 0, 2) == 0 ? pick(rng, 2, 4) : 1;
+    w.out_channels = depthwise ? w.channels * w.multiplier : pick(rng, 1, 13);
+    w.filter_h = pick(rng, 1, 4);
+    w.filter_w = pick(rng, 1, 4);
+    w.stride = pick(rng, 1, 2);
+    w.dilation = pick(rng, 1, 2);
+    w.padding = pick(rng, 0, 1) == 0 ? Padding::kSame : Padding::kValid;
+    if (w.out_h() > 0 && w.out_w() > 0) return w;
+  }
+}
+
+OneOp conv_layer(const Window2d& w, std::mt19937& rng, bool depthwise) {
+  GraphBuilder b("device_kernels_test");
+  OneOp m;
+  m.input = b.add_tensor("input", DataType::kInt8, {1, w.height, w.width, w.channels},
+                         per_tensor(0.05f, pick(rng, -128, 127)));
+  const Shape filter_shape = depthwise ? Shape{1, w.filter_h, w.filter_w, w.out_channels}
+                                       : Shape{w.out_channels, w.filter_h, w.filter_w, w.channels};
+  const size_t filter_elements = static_cast<size_t>(w.filter_h * w.filter_w * w.out_channels *
+                                                     (depthwise ? 1 : w.channels));
+  const int32_t filter = b.add_constant_values<int8_t>("filter", DataType::kInt8, filter_shape,
+                                                       random_weights(rng, filter_elements),
+                                                       per_channel(rng, w.out_channels, depthwise ? 3 : 0));
+  const int32_t bias = add_bias(b, rng, w.out_channels);
+  m.output = b.add_tensor("output", DataType::kInt8, {1, w.out_h(), w.out_w(), w.out_channels},
+                          per_tensor(0.1f, pick(rng, -20, 20)));
+  if (depthwise) {
+    DepthwiseConv2DParams p;
+    p.padding = w.padding;
+    p.stride_h = p.stride_w = w.stride;
+    p.dilation_h = p.dilation_w = w.dilation;
+    p.depth_multiplier = w.multiplier;
+    p.activation = random_activation(rng);
+    b.add_op(OpKind::kDepthwiseConv2D, {m.input, filter, bias}, {m.output}, p);
+  } else {
+    Conv2DParams p;
+    p.padding = w.padding;
+    p.stride_h = p.stride_w = w.stride;
+    p.dilation_h = p.dilation_w = w.dilation;
+    p.activation = random_activation(rng);
+    b.add_op(OpKind::kConv2D, {m.input, filter, bias}, {m.output}, p);
+  }
+  b.set_inputs({m.input});
+  b.set_outputs({m.output});
+  m.graph = b.finish();
+  return m;
+}
+
+OneOp fully_connected_layer(std::mt19937& rng, std::string& text) {
+  const int32_t batches = pick(rng, 1, 3), depth = pick(rng, 1, 40), units = pick(rng, 1, 13);
+  text = fmt::format("{}x{} -> {}", batches, depth, units);
+  GraphBuilder b("device_kernels_test");
+  OneOp m;
+  m.input = b.add_tensor("input", DataType::kInt8, {batches, depth}, per_tensor(0.05f, pick(rng, -128, 127)));
+  const int32_t weights = b.add_constant_values<int8_t>("weights", DataType::kInt8, {units, depth},
+                                                        random_weights(rng, static_cast<size_t>(units * depth)),
+                                                        per_tensor(0.004f, 0));
+  const int32_t bias = add_bias(b, rng, units);
+  // An output scale that keeps most sums inside int8, so rounding shows.
+  m.output = b.add_tensor("output", DataType::kInt8, {batches, units},
+                          per_tensor(0.002f * static_cast<float>(depth), pick(rng, -20, 20)));
+  FullyConnectedParams p;
+  p.activation = random_activation(rng);
+  b.add_op(OpKind::kFullyConnected, {m.input, weights, bias}, {m.output}, p);
+  b.set_inputs({m.input});
+  b.set_outputs({m.output});
+  m.graph = b.finish();
+  return m;
+}
+
+OneOp average_pool_layer(const Window2d& w, std::mt19937& rng) {
+  GraphBuilder b("device_kernels_test");
+  OneOp m;
+  const Quantization q = per_tensor(0.05f, pick(rng, -20, 20));
+  m.input = b.add_tensor("input", DataType::kInt8, {1, w.height, w.width, w.channels}, q);
+  m.output = b.add_tensor("output", DataType::kInt8, {1, w.out_h(), w.out_w(), w.channels}, q);
+  Pool2DParams p;
+  p.padding = w.padding;
+  p.stride_h = p.stride_w = w.stride;
+  p.filter_h = w.filter_h;
+  p.filter_w = w.filter_w;
+  b.add_op(OpKind::kAveragePool2D, {m.input}, {m.output}, p);
+  b.set_inputs({m.input});
+  b.set_outputs({m.output});
+  m.graph = b.finish();
+  return m;
+}
+
+OneOp add_layer(std::mt19937& rng, std::string& text) {
+  const Shape shape{1, pick(rng, 1, 6), pick(rng, 1, 6), pick(rng, 1, 9)};
+  text = fmt::format("{}x{}x{}", shape[1], shape[2], shape[3]);
+  GraphBuilder b("device_kernels_test");
+  OneOp m;
+  m.input = b.add_tensor("a", DataType::kInt8, shape, per_tensor(0.01f * static_cast<float>(pick(rng, 1, 20)),
+                                                                  pick(rng, -128, 127)));
+  // The second operand constant, so the test's arena holds the first alone.
+  const int32_t other = b.add_constant_values<int8_t>(
+      "b", DataType::kInt8, shape, random_weights(rng, static_cast<size_t>(shape[1] * shape[2] * shape[3])),
+      per_tensor(0.01f * static_cast<float>(pick(rng, 1, 20)), pick(rng, -128, 127)));
+  m.output = b.add_tensor("sum", DataType::kInt8, shape,
+                          per_tensor(0.01f * static_cast<float>(pick(rng, 1, 40)), pick(rng, -20, 20)));
+  ElementwiseParams p;
+  p.activation = random_activation(rng);
+  b.add_op(OpKind::kAdd, {m.input, other}, {m.output}, p);
+  b.set_inputs({m.input});
+  b.set_outputs({m.output});
+  m.graph = b.finish();
+  return m;
+}
+
+// The op's operands as generated code hands them to a device kernel, the
+// activations at the given offsets of `arena`.
+struct DeviceOperands {
+  std::vector<std::vector<int32_t>> dims;
+  std::vector<DeviceTensor> inputs, outputs;
+};
+
+DeviceTensor device_tensor(const Tensor& t, int32_t index, uint8_t* data, std::vector<int32_t>& dims) {
+  dims.assign(t.shape.begin(), t.shape.end());
+  DeviceTensor d;
+  d.data = data;
+  d.dims = dims.data();
+  d.rank_ = static_cast<int32_t>(dims.size());
+  d.elements_ = t.element_count;
+  d.bytes = t.byte_size;
+  d.index = index;
+  return d;
+}
+
+DeviceOperands operands_in(OneOp& m, std::vector<uint8_t>& arena, int64_t output_at, int64_t input_at) {
+  const Subgraph& sg = m.graph.main();
+  const Op& op = sg.ops[0];
+  DeviceOperands o;
+  o.dims.resize(op.inputs.size() + 1);
+  for (size_t i = 0; i < op.inputs.size(); ++i) {
+    const int32_t t = op.inputs[i];
+    const Tensor& tensor = sg.tensors[static_cast<size_t>(t)];
+    uint8_t* data = t == m.input ? arena.data() + input_at : const_cast<uint8_t*>(tensor.data.data());
+    o.inputs.push_back(device_tensor(tensor, t, data, o.dims[i]));
+  }
+  o.outputs.push_back(device_tensor(sg.tensors[static_cast<size_t>(m.output)], m.output, arena.data() + output_at,
+                                    o.dims.back()));
+  return o;
+}
+
+// The reference nest's output, run by the interpreter on its own buffers.
+std::vector<uint8_t> reference_output(const OneOp& m, const std::vector<uint8_t>& input) {
+  Interpreter reference(m.graph, unshared_placement(m.graph.main()), test::schedule_for(m, KernelFamily::kTflmReference));
+  reference.set_inputs(input);
+  reference.run();
+  return reference.tensor_contents(m.output);
+}
+
+// Runs the device kernel of `m` over `region`, walking as asked, with the
+// output at 0 of an arena and the input laid `overlap` bytes over its end.
+std::vector<uint8_t> device_output(OneOp& m, const std::vector<uint8_t>& input, int64_t overlap,
+                                   OutputRegion region = {}, bool descending = false) {
+  const Interpreter interpreter(m.graph, unshared_placement(m.graph.main()),
+                                test::schedule_for(m, KernelFamily::kTflmReference));
+  const DeviceKernel& k = *interpreter.prepared(0).device;
+  const int64_t out_bytes = test::bytes_of_tensor(m, m.output);
+  const int64_t input_at = out_bytes - overlap;
+  const int64_t arena_bytes = std::max(out_bytes, input_at + static_cast<int64_t>(input.size()));
+  std::vector<uint8_t> arena(static_cast<size_t>(arena_bytes), 0xA5);
+  std::memcpy(arena.data() + input_at, input.data(), input.size());
+  DeviceOperands o = operands_in(m, arena, 0, input_at);
+  // Generated code stores conv and fully connected weights packed.
+  std::vector<int8_t> packed;
+  if (k.loops == DeviceLoops::kConv || k.loops == DeviceLoops::kFullyConnected) {
+    const int32_t rows = k.loops == DeviceLoops::kConv ? k.conv.output_depth : k.fully_connected.units;
+    const int32_t depth = k.loops == DeviceLoops::kConv ? conv_column_depth(k.conv) : k.fully_connected.accum_depth;
+    packed.resize(static_cast<size_t>(o.inputs[1].bytes));
+    pack_weight_rows(reinterpret_cast<const int8_t*>(o.inputs[1].data), rows, depth, packed.data());
+    o.inputs[1].data = reinterpret_cast<uint8_t*>(packed.data());
+  }
+  const DeviceKernelIO io{o.inputs.data(), static_cast<int32_t>(o.inputs.size()), o.outputs.data(), 1, descending,
+                          region};
+  std::vector<int8_t> gather(4096);
+  std::vector<int16_t> column(4096);
+  const DeviceColumnBuffers scratch{gather.data(), column.data()};
+  switch (k.loops) {
+    case DeviceLoops::kConv:
+      EXPECT_TRUE(conv_s8_device_applies(k.conv, io));
+      conv_s8_device(k.conv, k.requantization, io, scratch);
+      break;
+    case DeviceLoops::kDepthwiseConv:
+      EXPECT_TRUE(depthwise_s8_device_applies(k.depthwise, io));
+      depthwise_s8_device(k.depthwise, k.requantization, io);
+      break;
+    case DeviceLoops::kFullyConnected:
+      EXPECT_TRUE(fully_connected_s8_device_applies(io));
+      fully_connected_s8_device(k.fully_connected, k.requantization, io, scratch);
+      break;
+    case DeviceLoops::kAdd:
+      EXPECT_TRUE(add_s8_device_applies(k.broadcast, io));
+      add_s8_device(k.add, io);
+      break;
+    case DeviceLoops::kAveragePool:
+      EXPECT_TRUE(average_pool_s8_device_applies(io));
+      average_pool_s8_device(k.pool, k.pool_range, io);
+      break;
+    default: ADD_FAILURE() << "no int8 device kernel";
+  }
+  return {arena.begin(), arena.begin() + out_bytes};
+}
+
+// The reference's bytes, alone and at the reference order's O_s; a few
+// regions in both walks give the same bytes as the whole output there.
+void expect_device_matches_reference(OneOp& m, std::mt19937& rng, const std::string& what) {
+  const std::vector<uint8_t> input = random_bytes(rng, test::bytes_of_tensor(m, m.input));
+  const std::vector<uint8_t> expected = reference_output(m, input);
+  EXPECT_EQ(device_output(m, input, 0), expected) << what << " unshared";
+  const int64_t os = test::addresses(m).safe_overlap();
+  EXPECT_EQ(device_output(m, input, os), expected) << what << " at the reference O_s " << os;
+  EXPECT_EQ(device_output(m, input, 0, {}, true), expected) << what << " descending";
+  const Tensor& out = m.graph.main().tensors[static_cast<size_t>(m.output)];
+  if (out.shape.size() != 4) return;
+  const int32_t h = out.shape[1], w = out.shape[2];
+  OutputRegion region;
+  region.row_begin = pick(rng, 0, h - 1);
+  region.row_end = pick(rng, region.row_begin + 1, h);
+  region.col_begin = pick(rng, 0, w - 1);
+  region.col_end = pick(rng, region.col_begin + 1, w);
+  const std::vector<uint8_t> banded = device_output(m, input, 0, region, pick(rng, 0, 1) == 1);
+  const int32_t c = out.shape[3];
+  for (int32_t y = region.row_begin; y < region.row_end; ++y) {
+    for (int32_t x = region.col_begin; x < region.col_end; ++x) {
+      const size_t at = static_cast<size_t>((y * w + x) * c);
+      ASSERT_TRUE(std::equal(expected.begin() + static_cast<ptrdiff_t>(at),
+                             expected.begin() + static_cast<ptrdiff_t>(at) + c,
+                             banded.begin() + static_cast<ptrdiff_t>(at)))
+          << what << " region pixel " << y << "," << x;
+    }
+  }
+}
+
+TEST(DeviceKernels, ConvMatchesTheReferenceOnRandomShapesAndAtItsSafeOverlap) {
+  std::mt19937 rng(11);
+  for (int i = 0; i < 300; ++i) {
+    const Window2d w = random_window(rng, false);
+    OneOp m = conv_layer(w, rng, false);
+    expect_device_matches_reference(m, rng, "conv " + w.text());
+  }
+}
+
+TEST(DeviceKernels, PointwiseConvMatchesTheReferenceOnWideLayers) {
+  std::mt19937 rng(12);
+  for (int i = 0; i < 30; ++i) {
+    Window2d w{pick(rng, 1, 6), pick(rng, 1, 6), pick(rng, 16, 70), pick(rng, 16, 70), 1, 1, 1, 1, Padding::kValid};
+    OneOp m = conv_layer(w, rng, false);
+    expect_device_matches_reference(m, rng, "1x1 conv " + w.text());
+  }
+}
+
+TEST(DeviceKernels, DepthwiseMatchesTheReferenceOnRandomShapesAndAtItsSafeOverlap) {
+  std::mt19937 rng(13);
+  for (int i = 0; i < 300; ++i) {
+    const Window2d w = random_window(rng, true);
+    OneOp m = conv_layer(w, rng, true);
+    expect_device_matches_reference(m, rng, "depthwise " + w.text());
+  }
+}
+
+TEST(DeviceKernels, FullyConnectedMatchesTheReferenceOnRandomShapesAndAtItsSafeOverlap) {
+  std::mt19937 rng(14);
+  for (int i = 0; i < 200; ++i) {
+    std::string text;
+    OneOp m = fully_connected_layer(rng, text);
+    expect_device_matches_reference(m, rng, "fully connected " + text);
+  }
+}
+
+TEST(DeviceKernels, AddMatchesTheReferenceOnRandomScalesAndAtItsSafeOverlap) {
+  std::mt19937 rng(16);
+  for (int i = 0; i < 200; ++i) {
+    std::string text;
+    OneOp m = add_layer(rng, text);
+    expect_device_matches_reference(m, rng, "add " + text);
+  }
+}
+
+TEST(DeviceKernels, AveragePoolMatchesTheReferenceAndClobbersOneByteBeyondItsSafeOverlap) {
+  std::mt19937 rng(15);
+  int clobbered = 0, tried = 0;
+  for (int i = 0; i < 500; ++i) {
+    Window2d w = random_window(rng, true);
+    w.dilation = 1;
+    if (w.out_h() <= 0 || w.out_w() <= 0) continue;
+    OneOp m = average_pool_layer(w, rng);
+    expect_device_matches_reference(m, rng, "average pool " + w.text());
+    // The same order as the reference: one byte more overlap breaks it
+    // (seen as wrong bytes, when the clobbered value differs).
+    const std::vector<uint8_t> input = random_bytes(rng, test::bytes_of_tensor(m, m.input));
+    const int64_t os = test::addresses(m).safe_overlap();
+    if (os >= std::min(test::bytes_of_tensor(m, m.input), test::bytes_of_tensor(m, m.output))) continue;
+    ++tried;
+    if (device_output(m, input, os + 1) != reference_output(m, input)) ++clobbered;
+  }
+  ASSERT_GT(tried, 50);
+  EXPECT_GE(clobbered, tried * 9 / 10) << "one byte past O_s should break the device kernel's order";
+}
+
+}  // namespace
+}  // namespace dmo
