@@ -264,19 +264,34 @@ std::vector<uint8_t> device_output(OneOp& m, const std::vector<uint8_t>& input, 
                           region};
   std::vector<int8_t> gather(4096);
   std::vector<int16_t> column(4096);
-  const DeviceColumnBuffers scratch{gather.data(), column.data()};
+  std::vector<int32_t> sums(4096);
+  const DeviceColumnBuffers scratch{gather.data(), column.data(), sums.data()};
+  // Generated code's table of per-channel output stages.
+  std::vector<ChannelStage> stages;
+  const Op& op = m.graph.main().ops[0];
+  if (k.loops == DeviceLoops::kConv || k.loops == DeviceLoops::kDepthwiseConv ||
+      k.loops == DeviceLoops::kFullyConnected) {
+    const Tensor* bias = op.inputs.size() > 2 && op.inputs[2] >= 0
+                             ? &m.graph.main().tensors[static_cast<size_t>(op.inputs[2])]
+                             : nullptr;
+    for (size_t c = 0; c < k.requantization.multipliers.size(); ++c) {
+      int32_t b = 0;
+      if (bias != nullptr) std::memcpy(&b, bias->data.data() + c * sizeof(int32_t), sizeof(int32_t));
+      stages.push_back(channel_stage(b, k.requantization.multipliers[c]));
+    }
+  }
   switch (k.loops) {
     case DeviceLoops::kConv:
       EXPECT_TRUE(conv_s8_device_applies(k.conv, io));
-      conv_s8_device(k.conv, k.requantization, io, scratch);
+      conv_s8_device(k.conv, k.requantization, io, stages.data(), scratch);
       break;
     case DeviceLoops::kDepthwiseConv:
       EXPECT_TRUE(depthwise_s8_device_applies(k.depthwise, io));
-      depthwise_s8_device(k.depthwise, k.requantization, io);
+      depthwise_s8_device(k.depthwise, k.requantization, io, stages.data(), scratch);
       break;
     case DeviceLoops::kFullyConnected:
       EXPECT_TRUE(fully_connected_s8_device_applies(io));
-      fully_connected_s8_device(k.fully_connected, k.requantization, io, scratch);
+      fully_connected_s8_device(k.fully_connected, k.requantization, io, stages.data(), scratch);
       break;
     case DeviceLoops::kAdd:
       EXPECT_TRUE(add_s8_device_applies(k.broadcast, io));

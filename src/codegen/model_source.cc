@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <set>
 
 #include "dmo/error.h"
@@ -216,6 +217,26 @@ class ModelWriter {
     body_ += s;
   }
 
+  // A conv-like op's output stages per channel (bias and multiplier), for
+  // the int8 device kernels; emitted once.
+  std::string stages(int32_t op, const DeviceKernel& k) {
+    const std::string name = fmt::format("dmo_op_{}_stages", op);
+    if (!staged_.insert(op).second) return name;
+    const Op& o = sg_.ops[static_cast<size_t>(op)];
+    const Tensor* bias = o.inputs.size() > 2 && o.inputs[2] >= 0 ? &sg_.tensors[static_cast<size_t>(o.inputs[2])] : nullptr;
+    std::string values;
+    for (size_t c = 0; c < k.requantization.multipliers.size(); ++c) {
+      int32_t b = 0;
+      if (bias != nullptr) std::memcpy(&b, bias->data.data() + c * sizeof(int32_t), sizeof(int32_t));
+      const ChannelStage st = channel_stage(b, k.requantization.multipliers[c]);
+      values += fmt::format("{{{}, {}, {}, {}, {}, {}}},", st.bias, st.multiplier, st.half, st.left_shift,
+                            st.right_shift, st.negative_fix);
+      if (c % 4 == 3) values += '\n';
+    }
+    body_ += fmt::format("static const ChannelStage {}[] = {{\n{}}};\n", name, values);
+    return name;
+  }
+
   // The device kernel where one applies (int8, channels adjacent), else
   // the shared reference nest.
   std::string call(int32_t op, const DeviceKernel& k, const KernelIO& io) {
@@ -224,20 +245,26 @@ class ModelWriter {
     switch (k.loops) {
       case DeviceLoops::kConv:
         if (s8 && conv_s8_device_applies(k.conv, io)) {
-          need_scratch(conv_column_depth(k.conv), conv_column_depth(k.conv));
-          return fmt::format("conv_s8_device({0}_geometry, {0}_requantization, io, dmo_scratch);", p);
+          const bool gathers = k.conv.filter_height * k.conv.filter_width > 1 || k.conv.pad_height > 0 ||
+                               k.conv.pad_width > 0;  // a 1x1 window inside the input is read in place
+          need_scratch(gathers ? conv_scratch_elements(k.conv) : 0, conv_scratch_elements(k.conv));
+          return fmt::format("conv_s8_device({0}_geometry, {0}_requantization, io, {1}, dmo_scratch);", p,
+                             stages(op, k));
         }
         return fmt::format("conv_loops({0}_geometry, QuantizedConvArithmetic<int8_t>({0}_requantization), io, memory);", p);
       case DeviceLoops::kDepthwiseConv:
         if (s8 && depthwise_s8_device_applies(k.depthwise, io)) {
-          return fmt::format("depthwise_s8_device({0}_geometry, {0}_requantization, io);", p);
+          channel_sums_ = std::max<int64_t>(channel_sums_, k.depthwise.output_depth);
+          return fmt::format("depthwise_s8_device({0}_geometry, {0}_requantization, io, {1}, dmo_scratch);", p,
+                             stages(op, k));
         }
         return fmt::format(
             "depthwise_loops({0}_geometry, QuantizedConvArithmetic<int8_t>({0}_requantization), io, memory);", p);
       case DeviceLoops::kFullyConnected:
         if (s8 && fully_connected_s8_device_applies(io)) {
           need_scratch(0, k.fully_connected.accum_depth);
-          return fmt::format("fully_connected_s8_device({0}_geometry, {0}_requantization, io, dmo_scratch);", p);
+          return fmt::format("fully_connected_s8_device({0}_geometry, {0}_requantization, io, {1}, dmo_scratch);",
+                             p, stages(op, k));
         }
         return fmt::format(
             "fully_connected_loops({0}_geometry, QuantizedConvArithmetic<int8_t>({0}_requantization), io, memory);",
@@ -309,13 +336,14 @@ class ModelWriter {
   // static RAM beside the arena, printed by main.cc.
   std::string scratch() const {
     return fmt::format(
-        "// The int8 device kernels' window and column buffers (largest op).\n"
+        "// The int8 device kernels' window, column and channel-sum buffers (largest op).\n"
         "alignas(4) static int8_t dmo_gather[{}];\n"
         "alignas(4) static int16_t dmo_column[{}];\n"
-        "static const DeviceColumnBuffers dmo_scratch{{dmo_gather, dmo_column}};\n"
+        "static int32_t dmo_channel_sums[{}];\n"
+        "static const DeviceColumnBuffers dmo_scratch{{dmo_gather, dmo_column, dmo_channel_sums}};\n"
         "const int64_t dmo_scratch_bytes = {};\n\n",
         std::max<int64_t>(gather_bytes_, 1), std::max<int64_t>(column_elements_, 1),
-        gather_bytes_ + 2 * column_elements_);
+        std::max<int64_t>(channel_sums_, 1), gather_bytes_ + 2 * column_elements_ + 4 * channel_sums_);
   }
 
   // The graph's inputs and outputs where main.cc finds them.
@@ -341,8 +369,8 @@ class ModelWriter {
   const Subgraph& sg_;
   const Interpreter& interpreter_;
   std::string head_, body_;
-  std::set<int32_t> constants_, packed_, dims_, states_;
-  int64_t gather_bytes_ = 0, column_elements_ = 0;
+  std::set<int32_t> constants_, packed_, dims_, states_, staged_;
+  int64_t gather_bytes_ = 0, column_elements_ = 0, channel_sums_ = 0;
 };
 
 }  // namespace

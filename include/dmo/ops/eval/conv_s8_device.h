@@ -19,15 +19,20 @@
 
 namespace dmo {
 
-// Scratch of the int8 device kernels: a window of int8 input (conv) and
-// its int16 column; sized by the generated code for its largest op.
+// Scratch of the int8 device kernels: two windows of int8 input (conv),
+// their int16 columns, and a depthwise conv's per-channel sums; sized by
+// the generated code for its largest op (conv_scratch_elements).
 struct DeviceColumnBuffers {
   int8_t* gather = nullptr;
   int16_t* column = nullptr;
+  int32_t* channel_sums = nullptr;
 };
 
 // The elements a conv's column holds (its weight rows' length).
 inline int32_t conv_column_depth(const ConvGeometry& g) { return g.filter_height * g.filter_width * g.filter_depth; }
+
+// The gather and column elements conv_s8_device uses: two pixels' worth.
+inline int32_t conv_scratch_elements(const ConvGeometry& g) { return 2 * conv_column_depth(g); }
 
 // Whether conv_s8_device computes this conv: not grouped, channels
 // adjacent in storage (a band or a view keeps them so).
@@ -50,18 +55,17 @@ inline void fill_s8(int8_t* to, int8_t value, int32_t count) {
 }
 
 template <class Requantization, class IO>
-void conv_s8_device(const ConvGeometry& g, const Requantization& q, const IO& io, DeviceColumnBuffers scratch) {
+void conv_s8_device(const ConvGeometry& g, const Requantization& q, const IO& io, const ChannelStage* stages,
+                    DeviceColumnBuffers scratch) {
   const auto& in_ref = io.input(0);
   const auto& out_ref = io.output(0);
   const auto* input = reinterpret_cast<const int8_t*>(in_ref.data);
   const auto* weights = reinterpret_cast<const int8_t*>(io.input(1).data);
-  const auto* bias = io.has_input(2) ? reinterpret_cast<const int32_t*>(io.input(2).data) : nullptr;
   auto* output = reinterpret_cast<int8_t*>(out_ref.data);
   const NhwcLayout in = NhwcLayout::of(in_ref);
   const NhwcLayout out = NhwcLayout::of(out_ref);
   const int32_t depth = conv_column_depth(g);
-  const DotRowsOutput rows_out{weights, g.output_depth, depth, bias, q.multipliers.data(),
-                               q.output_offset, q.range.min, q.range.max};
+  const DotRowsOutput rows_out{weights, g.output_depth, depth, stages, q.output_offset, q.range.min, q.range.max};
   const int32_t tap_bytes = g.filter_depth;
   // The input value whose column entry is zero: padding taps add nothing.
   const auto pad_value = static_cast<int8_t>(-q.input_offset);
@@ -69,52 +73,69 @@ void conv_s8_device(const ConvGeometry& g, const Requantization& q, const IO& io
   // A window row is one run of input when its taps are adjacent pixels.
   const bool rows_contiguous = g.dilation_width == 1 && in.col == tap_bytes;
 
+  // The window of output pixel (out_y, out_x) as `depth` int8 values: the
+  // input itself for a 1x1 tap inside it, else gathered into `to`.
+  auto window = [&](int32_t batch, int32_t out_y, int32_t out_x, int8_t* to) -> const int8_t* {
+    const int32_t in_y0 = out_y * g.stride_height - g.pad_height;
+    const int32_t in_x0 = out_x * g.stride_width - g.pad_width;
+    const TapSpan ys = taps_inside(in_y0, g.dilation_height, g.filter_height, g.input_height);
+    const TapSpan xs = taps_inside(in_x0, g.dilation_width, g.filter_width, g.input_width);
+    if (one_by_one && ys.first == 0 && xs.first == 0) return input + in.pixel(batch, in_y0, in_x0);
+    const int8_t* const gathered = to;
+    const bool whole_rows = rows_contiguous && xs.first == 0 && xs.last == g.filter_width - 1;
+    for (int32_t fy = 0; fy < g.filter_height; ++fy) {
+      const int32_t in_y = in_y0 + fy * g.dilation_height;
+      if (fy < ys.first || fy > ys.last) {
+        fill_s8(to, pad_value, g.filter_width * tap_bytes);
+        to += g.filter_width * tap_bytes;
+        continue;
+      }
+      if (whole_rows) {
+        copy_s8(to, input + in.pixel(batch, in_y, in_x0), g.filter_width * tap_bytes);
+        to += g.filter_width * tap_bytes;
+        continue;
+      }
+      for (int32_t fx = 0; fx < g.filter_width; ++fx, to += tap_bytes) {
+        if (fx < xs.first || fx > xs.last) {
+          fill_s8(to, pad_value, tap_bytes);
+        } else {
+          copy_s8(to, input + in.pixel(batch, in_y, in_x0 + fx * g.dilation_width), tap_bytes);
+        }
+      }
+    }
+    return gathered;
+  };
+  // (w + filter_offset) . column = w . column + filter_offset * sum(column)
+  auto offset_term = [&](int32_t column_sum) {
+    return static_cast<int32_t>(static_cast<uint32_t>(q.filter_offset) * static_cast<uint32_t>(column_sum));
+  };
+
+  // Two pixels at a time in the walk's order (both windows read, then both
+  // stored), each weight word serving both; an odd last pixel alone.
   const bool descending = io.descending;
   const IndexRange rows = io.region.rows(g.output_height);
   const IndexRange cols = io.region.cols(g.output_width);
+  const int32_t width = cols.size(), per_batch = rows.size() * width;
   for (int32_t b = 0; b < g.batches; ++b) {
     const int32_t batch = walk_index(b, g.batches, descending);
-    for (int32_t y = 0; y < rows.size(); ++y) {
-      const int32_t out_y = walk_index(y, rows, descending);
-      const int32_t in_y0 = out_y * g.stride_height - g.pad_height;
-      const TapSpan ys = taps_inside(in_y0, g.dilation_height, g.filter_height, g.input_height);
-      for (int32_t x = 0; x < cols.size(); ++x) {
-        const int32_t out_x = walk_index(x, cols, descending);
-        const int32_t in_x0 = out_x * g.stride_width - g.pad_width;
-        const TapSpan xs = taps_inside(in_x0, g.dilation_width, g.filter_width, g.input_width);
-        int32_t column_sum = 0;
-        if (one_by_one && ys.first == 0 && xs.first == 0) {
-          column_sum = widen_column(input + in.pixel(batch, in_y0, in_x0), depth, q.input_offset, scratch.column);
-        } else {
-          int8_t* to = scratch.gather;
-          const bool whole_rows = rows_contiguous && xs.first == 0 && xs.last == g.filter_width - 1;
-          for (int32_t fy = 0; fy < g.filter_height; ++fy) {
-            const int32_t in_y = in_y0 + fy * g.dilation_height;
-            if (fy < ys.first || fy > ys.last) {
-              fill_s8(to, pad_value, g.filter_width * tap_bytes);
-              to += g.filter_width * tap_bytes;
-              continue;
-            }
-            if (whole_rows) {
-              copy_s8(to, input + in.pixel(batch, in_y, in_x0), g.filter_width * tap_bytes);
-              to += g.filter_width * tap_bytes;
-              continue;
-            }
-            for (int32_t fx = 0; fx < g.filter_width; ++fx, to += tap_bytes) {
-              if (fx < xs.first || fx > xs.last) {
-                fill_s8(to, pad_value, tap_bytes);
-              } else {
-                copy_s8(to, input + in.pixel(batch, in_y, in_x0 + fx * g.dilation_width), tap_bytes);
-              }
-            }
-          }
-          column_sum = widen_column(scratch.gather, depth, q.input_offset, scratch.column);
-        }
-        // (w + filter_offset) . column = w . column + filter_offset * sum(column)
-        const int32_t offset_term =
-            static_cast<int32_t>(static_cast<uint32_t>(q.filter_offset) * static_cast<uint32_t>(column_sum));
-        dot_rows_to_s8(scratch.column, offset_term, rows_out, output + out.pixel(batch, out_y, out_x));
-      }
+    int32_t i = 0;
+    for (; i + 2 <= per_batch; i += 2) {
+      const int32_t first_y = walk_index(i / width, rows, descending);
+      const int32_t first_x = walk_index(i % width, cols, descending);
+      const int32_t second_y = walk_index((i + 1) / width, rows, descending);
+      const int32_t second_x = walk_index((i + 1) % width, cols, descending);
+      const int8_t* first = window(batch, first_y, first_x, scratch.gather);
+      const int8_t* second = window(batch, second_y, second_x, scratch.gather + depth);
+      const ColumnSums sums = widen_column_pair(first, second, depth, q.input_offset, scratch.column);
+      dot_rows_pair_to_s8(scratch.column, offset_term(sums.first), offset_term(sums.second), rows_out,
+                          output + out.pixel(batch, first_y, first_x), output + out.pixel(batch, second_y, second_x));
+    }
+    if (i < per_batch) {
+      const int32_t out_y = walk_index(i / width, rows, descending);
+      const int32_t out_x = walk_index(i % width, cols, descending);
+      const int32_t column_sum =
+          widen_column(window(batch, out_y, out_x, scratch.gather), depth, q.input_offset, scratch.column);
+      dot_rows_to_s8(scratch.column, offset_term(column_sum), rows_out, output + out.pixel(batch, out_y, out_x));
     }
   }
 }

@@ -3,7 +3,9 @@
 // word of input and one of weights, split into even and odd channel pairs
 // (SXTB16) and multiplied lane by lane (SMLABB, SMLATT), then the four
 // channels stored; other channels (and every channel of a larger
-// multiplier) one by one, read then stored, as the reference. A group's
+// multiplier) one by one, read then stored, as the reference. A window
+// wholly inside the input adds the input zero point's share per channel
+// once (worked out per call in the scratch's channel sums), not per tap. A group's
 // stores follow the reads of its own channels and of the next three, and
 // precede every later read, so a layout safe for the reference order
 // (depthwise_loops.h: per channel, read its taps, store) is safe here. Results are the reference's bit for bit. Freestanding.
@@ -11,7 +13,9 @@
 
 #include <cstdint>
 
+#include "dmo/ops/eval/conv_s8_device.h"
 #include "dmo/ops/eval/depthwise_loops.h"
+#include "dmo/ops/eval/device_requantize.h"
 #include "dmo/ops/eval/nhwc_layout.h"
 #include "dmo/ops/eval/s8_dot_rows.h"
 #include "dmo/ops/eval/walk_index.h"
@@ -27,50 +31,41 @@ bool depthwise_s8_device_applies(const DepthwiseGeometry& g, const IO& io) {
          (out.strides == nullptr || out.strides[3] == 1);
 }
 
-// The taps of four adjacent channels over a ROWS x COLS window: per tap a
-// word of input and of weights (filter zero point 0), even and odd
-// channels multiplied lane by lane.
-template <int ROWS, int COLS>
-inline void depthwise_group_taps(const int8_t* input, ptrdiff_t tap_row, ptrdiff_t tap_col, const int8_t* weights,
-                                 ptrdiff_t weight_row, ptrdiff_t weight_col, uint32_t input_offsets, int32_t* acc) {
-  int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
-  for (int fy = 0; fy < ROWS; ++fy, input += tap_row, weights += weight_row) {
-    for (int fx = 0; fx < COLS; ++fx) {
-      const uint32_t x4 = dsp::load_word(input + fx * tap_col), w4 = dsp::load_word(weights + fx * weight_col);
-      const uint32_t x_even = dsp::add_pairs(dsp::sign_extend_even_bytes(x4), input_offsets);
-      const uint32_t x_odd = dsp::add_pairs(dsp::sign_extend_odd_bytes(x4), input_offsets);
-      const uint32_t w_even = dsp::sign_extend_even_bytes(w4), w_odd = dsp::sign_extend_odd_bytes(w4);
-      a0 = dsp::multiply_add_low(x_even, w_even, a0);
-      a2 = dsp::multiply_add_high(x_even, w_even, a2);
-      a1 = dsp::multiply_add_low(x_odd, w_odd, a1);
-      a3 = dsp::multiply_add_high(x_odd, w_odd, a3);
-    }
-  }
-  acc[0] = a0, acc[1] = a1, acc[2] = a2, acc[3] = a3;
-}
-
 template <class Requantization, class IO>
-void depthwise_s8_device(const DepthwiseGeometry& g, const Requantization& q, const IO& io) {
+void depthwise_s8_device(const DepthwiseGeometry& g, const Requantization& q, const IO& io,
+                         const ChannelStage* stages, DeviceColumnBuffers scratch) {
   const auto& in_ref = io.input(0);
   const auto& out_ref = io.output(0);
   const auto* input = reinterpret_cast<const int8_t*>(in_ref.data);
   const auto* weights = reinterpret_cast<const int8_t*>(io.input(1).data);
-  const auto* bias = io.has_input(2) ? reinterpret_cast<const int32_t*>(io.input(2).data) : nullptr;
   auto* output = reinterpret_cast<int8_t*>(out_ref.data);
   const NhwcLayout in = NhwcLayout::of(in_ref);
   const NhwcLayout out = NhwcLayout::of(out_ref);
-  const QuantizedMultiplier* multipliers = q.multipliers.data();
+  // Locals, not loads through `q`: the int8 stores may alias anything.
+  const int32_t output_offset = q.output_offset, lo = q.range.min, hi = q.range.max;
   const int32_t channels = g.output_depth;
   const int32_t multiplier = g.depth_multiplier;
   const int32_t input_offset = q.input_offset, filter_offset = q.filter_offset;
   const uint32_t input_offsets = dsp::splat_pair(input_offset);
   const uint32_t filter_offsets = dsp::splat_pair(filter_offset);
   const ptrdiff_t tap_row = g.dilation_height * in.row, tap_col = g.dilation_width * in.col;
+  const ptrdiff_t weight_row = ptrdiff_t{g.filter_width} * channels;
 
-  auto finish = [&](int8_t* pixel, int32_t c, int32_t acc) {
-    pixel[c] = requantize_s8(acc, bias != nullptr ? bias[c] : 0, multipliers[c], q.output_offset, q.range.min,
-                             q.range.max);
+  auto stage = [=](int8_t* pixel, int32_t c, int32_t acc) {
+    pixel[c] = static_cast<int8_t>(apply_stage(stages[c], acc, output_offset, lo, hi));
   };
+
+  // A window wholly inside the input takes every tap: there
+  //   sum (x + input_offset) w = sum x w + input_offset * sum w,
+  // and input_offset * sum w is worked out once per channel.
+  int32_t* const folded = multiplier == 1 && filter_offset == 0 ? scratch.channel_sums : nullptr;
+  if (folded != nullptr) {
+    for (int32_t c = 0; c < channels; ++c) {
+      int32_t sum = 0;
+      for (int32_t t = 0; t < g.filter_height * g.filter_width; ++t) sum += weights[t * channels + c];
+      folded[c] = static_cast<int32_t>(static_cast<uint32_t>(sum) * static_cast<uint32_t>(input_offset));
+    }
+  }
 
   const bool descending = io.descending;
   const IndexRange rows = io.region.rows(g.output_height);
@@ -87,7 +82,7 @@ void depthwise_s8_device(const DepthwiseGeometry& g, const Requantization& q, co
         const TapSpan xs = taps_inside(in_x0, g.dilation_width, g.filter_width, g.input_width);
         int8_t* pixel = output + out.pixel(batch, out_y, out_x);
         if (ys.first > ys.last || xs.first > xs.last) {
-          for (int32_t c = 0; c < channels; ++c) finish(pixel, c, 0);
+          for (int32_t c = 0; c < channels; ++c) stage(pixel, c, 0);
           continue;
         }
         const int8_t* first_tap =
@@ -95,20 +90,35 @@ void depthwise_s8_device(const DepthwiseGeometry& g, const Requantization& q, co
         const int8_t* first_weights = weights + (ys.first * g.filter_width + xs.first) * channels;
         const int32_t tap_rows = ys.last - ys.first + 1, tap_cols = xs.last - xs.first + 1;
         int32_t c = 0;
-        if (multiplier == 1 && tap_rows == 3 && tap_cols == 3 && filter_offset == 0) {
-          // The common 3x3 window inside the input, unrolled.
+        if (folded != nullptr && tap_rows == g.filter_height && tap_cols == g.filter_width) {
           for (; c + 4 <= channels; c += 4) {
-            int32_t acc[4] = {0, 0, 0, 0};
-            depthwise_group_taps<3, 3>(first_tap + c, tap_row, tap_col, first_weights + c, g.filter_width * channels,
-                                       channels, input_offsets, acc);
-            for (int32_t k = 0; k < 4; ++k) finish(pixel, c + k, acc[k]);
+            int32_t a0 = folded[c], a1 = folded[c + 1], a2 = folded[c + 2], a3 = folded[c + 3];
+            const int8_t* in_row = first_tap + c;
+            const int8_t* w_at = first_weights + c;
+            for (int32_t fy = 0; fy < tap_rows; ++fy, in_row += tap_row) {
+              const int8_t* at = in_row;
+#pragma GCC unroll 3
+              for (int32_t fx = 0; fx < tap_cols; ++fx, at += tap_col, w_at += channels) {
+                const uint32_t x4 = dsp::load_word(at), w4 = dsp::load_word(w_at);
+                const uint32_t x_even = dsp::sign_extend_even_bytes(x4), x_odd = dsp::sign_extend_odd_bytes(x4);
+                const uint32_t w_even = dsp::sign_extend_even_bytes(w4), w_odd = dsp::sign_extend_odd_bytes(w4);
+                a0 = dsp::multiply_add_low(x_even, w_even, a0);
+                a2 = dsp::multiply_add_high(x_even, w_even, a2);
+                a1 = dsp::multiply_add_low(x_odd, w_odd, a1);
+                a3 = dsp::multiply_add_high(x_odd, w_odd, a3);
+              }
+            }
+            stage(pixel, c, a0);
+            stage(pixel, c + 1, a1);
+            stage(pixel, c + 2, a2);
+            stage(pixel, c + 3, a3);
           }
         }
         for (; multiplier == 1 && c + 4 <= channels; c += 4) {
           int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
           const int8_t* in_row = first_tap + c;
           const int8_t* w_row = first_weights + c;
-          for (int32_t fy = 0; fy < tap_rows; ++fy, in_row += tap_row, w_row += g.filter_width * channels) {
+          for (int32_t fy = 0; fy < tap_rows; ++fy, in_row += tap_row, w_row += weight_row) {
             const int8_t* at = in_row;
             const int8_t* w_at = w_row;
             for (int32_t fx = 0; fx < tap_cols; ++fx, at += tap_col, w_at += channels) {
@@ -123,21 +133,21 @@ void depthwise_s8_device(const DepthwiseGeometry& g, const Requantization& q, co
               a3 = dsp::multiply_add_high(x_odd, w_odd, a3);
             }
           }
-          finish(pixel, c, a0);
-          finish(pixel, c + 1, a1);
-          finish(pixel, c + 2, a2);
-          finish(pixel, c + 3, a3);
+          stage(pixel, c, a0);
+          stage(pixel, c + 1, a1);
+          stage(pixel, c + 2, a2);
+          stage(pixel, c + 3, a3);
         }
         for (; c < channels; ++c) {
           int32_t acc = 0;
           const int8_t* in_row = first_tap + c / multiplier;
           const int8_t* w_row = first_weights + c;
-          for (int32_t fy = 0; fy < tap_rows; ++fy, in_row += tap_row, w_row += g.filter_width * channels) {
+          for (int32_t fy = 0; fy < tap_rows; ++fy, in_row += tap_row, w_row += weight_row) {
             for (int32_t fx = 0; fx < tap_cols; ++fx) {
               acc = dsp::multiply_add(in_row[fx * tap_col] + input_offset, w_row[fx * channels] + filter_offset, acc);
             }
           }
-          finish(pixel, c, acc);
+          stage(pixel, c, acc);
         }
       }
     }

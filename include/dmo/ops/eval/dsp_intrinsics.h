@@ -47,6 +47,9 @@ inline int32_t dual_multiply_add(uint32_t a, uint32_t b, int32_t acc) {
   return __smlad(a, b, acc);
 }
 
+// a + b saturated to int32 (QADD).
+inline int32_t saturating_add(int32_t a, int32_t b) { return __qadd(a, b); }
+
 // acc + a.lane0 * b.lane0 (SMLABB) and acc + a.lane1 * b.lane1 (SMLATT).
 inline int32_t multiply_add_low(uint32_t a, uint32_t b, int32_t acc) {
   return __smlabb(static_cast<int32_t>(a), static_cast<int32_t>(b), acc);
@@ -84,6 +87,11 @@ inline int32_t wrap_add(int32_t a, int32_t b) {
 
 inline int32_t dual_multiply_add(uint32_t a, uint32_t b, int32_t acc) {
   return wrap_add(wrap_add(acc, lane(a, 0) * lane(b, 0)), lane(a, 1) * lane(b, 1));
+}
+
+inline int32_t saturating_add(int32_t a, int32_t b) {
+  const int64_t sum = int64_t{a} + b;
+  return sum > INT32_MAX ? INT32_MAX : sum < INT32_MIN ? INT32_MIN : static_cast<int32_t>(sum);
 }
 
 inline int32_t multiply_add_low(uint32_t a, uint32_t b, int32_t acc) { return wrap_add(acc, lane(a, 0) * lane(b, 0)); }

@@ -25,14 +25,12 @@ bool fully_connected_s8_device_applies(const IO& io) {
 
 template <class Requantization, class IO>
 void fully_connected_s8_device(const FullyConnectedGeometry& g, const Requantization& q, const IO& io,
-                               DeviceColumnBuffers scratch) {
+                               const ChannelStage* stages, DeviceColumnBuffers scratch) {
   const auto* input = reinterpret_cast<const int8_t*>(io.input(0).data);
   const auto* weights = reinterpret_cast<const int8_t*>(io.input(1).data);
-  const auto* bias = io.has_input(2) ? reinterpret_cast<const int32_t*>(io.input(2).data) : nullptr;
   auto* output = reinterpret_cast<int8_t*>(io.output(0).data);
   const int32_t depth = g.accum_depth;
-  const DotRowsOutput rows_out{weights, g.units, depth, bias, q.multipliers.data(),
-                               q.output_offset, q.range.min, q.range.max};
+  const DotRowsOutput rows_out{weights, g.units, depth, stages, q.output_offset, q.range.min, q.range.max};
   for (int64_t batch = 0; batch < g.batches; ++batch) {
     const int32_t column_sum = widen_column(input + batch * depth, depth, q.input_offset, scratch.column);
     const int32_t offset_term =

@@ -40,6 +40,45 @@ inline int32_t widen_column(const int8_t* source, int32_t depth, int32_t offset,
   return sum;
 }
 
+// Two columns at once (two output pixels of a conv), interleaved: per
+// group of four elements, the first column's even and odd pairs, then the
+// second's; then the first column's tail, then the second's. Returns the
+// columns' sums.
+struct ColumnSums {
+  int32_t first = 0, second = 0;
+};
+
+inline ColumnSums widen_column_pair(const int8_t* first, const int8_t* second, int32_t depth, int32_t offset,
+                                    int16_t* column) {
+  const uint32_t offsets = dsp::splat_pair(offset);
+  ColumnSums sums;
+  const int32_t whole = depth / 4 * 4;
+  int16_t* to = column;
+  for (int32_t k = 0; k < whole; k += 4, to += 8) {
+    const uint32_t a = dsp::load_word(first + k), b = dsp::load_word(second + k);
+    const uint32_t a_even = dsp::add_pairs(dsp::sign_extend_even_bytes(a), offsets);
+    const uint32_t a_odd = dsp::add_pairs(dsp::sign_extend_odd_bytes(a), offsets);
+    const uint32_t b_even = dsp::add_pairs(dsp::sign_extend_even_bytes(b), offsets);
+    const uint32_t b_odd = dsp::add_pairs(dsp::sign_extend_odd_bytes(b), offsets);
+    dsp::store_word(to, a_even);
+    dsp::store_word(to + 2, a_odd);
+    dsp::store_word(to + 4, b_even);
+    dsp::store_word(to + 6, b_odd);
+    sums.first = dsp::dual_multiply_add(a_even, 0x00010001u, sums.first);
+    sums.first = dsp::dual_multiply_add(a_odd, 0x00010001u, sums.first);
+    sums.second = dsp::dual_multiply_add(b_even, 0x00010001u, sums.second);
+    sums.second = dsp::dual_multiply_add(b_odd, 0x00010001u, sums.second);
+  }
+  const int32_t tail = depth - whole;
+  for (int32_t k = 0; k < tail; ++k) {
+    to[k] = static_cast<int16_t>(first[whole + k] + offset);
+    to[tail + k] = static_cast<int16_t>(second[whole + k] + offset);
+    sums.first += to[k];
+    sums.second += to[tail + k];
+  }
+  return sums;
+}
+
 // Weight rows as dot_rows reads them: per group of four rows, per four
 // elements of depth, the four rows' words one after another (then each
 // row's last depth % 4 elements); rows beyond the last whole group stay as
@@ -61,21 +100,13 @@ inline void pack_weight_rows(const int8_t* rows, int32_t count, int32_t depth, i
   for (int32_t k = r * depth; k < count * depth; ++k) *packed++ = rows[k];
 }
 
-// TFLite's int8 output stage for one channel: + bias, then OutputStage.
-inline int8_t requantize_s8(int32_t acc, int32_t bias, QuantizedMultiplier m, int32_t output_offset, int32_t lo,
-                            int32_t hi) {
-  const int32_t total = static_cast<int32_t>(static_cast<uint32_t>(acc) + static_cast<uint32_t>(bias));
-  return OutputStage(m, output_offset, lo, hi)(total);
-}
-
 // What one column's inner products need besides the column: the packed
-// weight rows (pack_weight_rows), their count and depth, per row a bias
-// (or none) and multiplier, and the output stage's offset and range.
+// weight rows (pack_weight_rows), their count and depth, per row its
+// output stage (bias and multiplier), and the output's offset and range.
 struct DotRowsOutput {
   const int8_t* packed_rows;
   int32_t rows, depth;
-  const int32_t* bias;  // nullptr: none
-  const QuantizedMultiplier* multipliers;
+  const ChannelStage* stages;
   int32_t output_offset, min, max;
 };
 
@@ -84,14 +115,11 @@ struct DotRowsOutput {
 inline void dot_rows_to_s8(const int16_t* column, int32_t offset_term, const DotRowsOutput d, int8_t* out) {
   // Locals, not loads through `d`: the int8 stores may alias anything.
   const int32_t depth = d.depth, whole = depth / 4 * 4, tail = depth - whole, rows = d.rows;
-  const int32_t* const bias = d.bias;
-  const QuantizedMultiplier* const multipliers = d.multipliers;
+  const ChannelStage* const stages = d.stages;
   const int32_t output_offset = d.output_offset, min = d.min, max = d.max;
   const int8_t* w = d.packed_rows;
   auto store = [=](int32_t r, int32_t acc) {
-    const int32_t total =
-        static_cast<int32_t>(static_cast<uint32_t>(acc) + static_cast<uint32_t>(bias != nullptr ? bias[r] : 0));
-    out[r] = OutputStage(multipliers[r], output_offset, min, max)(total);
+    out[r] = static_cast<int8_t>(apply_stage(stages[r], acc, output_offset, min, max));
   };
   int32_t r = 0;
   for (; r + 4 <= rows; r += 4) {
@@ -135,6 +163,79 @@ inline void dot_rows_to_s8(const int16_t* column, int32_t offset_term, const Dot
     }
     for (int32_t k = whole; k < depth; ++k) a0 = dsp::multiply_add(column[k], w[k], a0);
     store(r, a0);
+  }
+}
+
+// dot_rows_to_s8 for two interleaved columns (widen_column_pair): each
+// weight word is unpacked once for both, two rows of a group at a time.
+// Every output of both is stored after both columns were read.
+inline void dot_rows_pair_to_s8(const int16_t* column, int32_t first_term, int32_t second_term,
+                                const DotRowsOutput d, int8_t* first_out, int8_t* second_out) {
+  const int32_t depth = d.depth, whole = depth / 4 * 4, tail = depth - whole, rows = d.rows;
+  const ChannelStage* const stages = d.stages;
+  const int32_t output_offset = d.output_offset, min = d.min, max = d.max;
+  const int16_t* const first_tail = column + 2 * whole;
+  const int16_t* const second_tail = first_tail + tail;
+  auto store = [=](int8_t* out, int32_t r, int32_t acc) {
+    out[r] = static_cast<int8_t>(apply_stage(stages[r], acc, output_offset, min, max));
+  };
+  const int8_t* w = d.packed_rows;
+  int32_t r = 0;
+  for (; r + 4 <= rows; r += 4) {
+    for (int32_t half = 0; half < 2; ++half) {
+      int32_t a0 = first_term, a1 = first_term, b0 = second_term, b1 = second_term;
+      const int16_t* c = column;
+      const int16_t* const end = column + 2 * whole;
+      const int8_t* wp = w + 8 * half;
+      for (; c != end; c += 8, wp += 16) {
+        const uint32_t a_even = dsp::load_word(c), a_odd = dsp::load_word(c + 2);
+        const uint32_t b_even = dsp::load_word(c + 4), b_odd = dsp::load_word(c + 6);
+        uint32_t word = dsp::load_word(wp);
+        uint32_t w_even = dsp::sign_extend_even_bytes(word), w_odd = dsp::sign_extend_odd_bytes(word);
+        a0 = dsp::dual_multiply_add(a_even, w_even, a0);
+        a0 = dsp::dual_multiply_add(a_odd, w_odd, a0);
+        b0 = dsp::dual_multiply_add(b_even, w_even, b0);
+        b0 = dsp::dual_multiply_add(b_odd, w_odd, b0);
+        word = dsp::load_word(wp + 4);
+        w_even = dsp::sign_extend_even_bytes(word);
+        w_odd = dsp::sign_extend_odd_bytes(word);
+        a1 = dsp::dual_multiply_add(a_even, w_even, a1);
+        a1 = dsp::dual_multiply_add(a_odd, w_odd, a1);
+        b1 = dsp::dual_multiply_add(b_even, w_even, b1);
+        b1 = dsp::dual_multiply_add(b_odd, w_odd, b1);
+      }
+      const int8_t* w_tail = w + 4 * whole + 2 * half * tail;
+      for (int32_t k = 0; k < tail; ++k) {
+        a0 = dsp::multiply_add(first_tail[k], w_tail[k], a0);
+        a1 = dsp::multiply_add(first_tail[k], w_tail[tail + k], a1);
+        b0 = dsp::multiply_add(second_tail[k], w_tail[k], b0);
+        b1 = dsp::multiply_add(second_tail[k], w_tail[tail + k], b1);
+      }
+      const int32_t row = r + 2 * half;
+      store(first_out, row, a0);
+      store(first_out, row + 1, a1);
+      store(second_out, row, b0);
+      store(second_out, row + 1, b1);
+    }
+    w += 4 * depth;
+  }
+  for (; r < rows; ++r, w += depth) {
+    int32_t a0 = first_term, b0 = second_term;
+    for (int32_t k = 0; k < whole; k += 4) {
+      const uint32_t word = dsp::load_word(w + k);
+      const uint32_t w_even = dsp::sign_extend_even_bytes(word), w_odd = dsp::sign_extend_odd_bytes(word);
+      const int16_t* c = column + 2 * k;
+      a0 = dsp::dual_multiply_add(dsp::load_word(c), w_even, a0);
+      a0 = dsp::dual_multiply_add(dsp::load_word(c + 2), w_odd, a0);
+      b0 = dsp::dual_multiply_add(dsp::load_word(c + 4), w_even, b0);
+      b0 = dsp::dual_multiply_add(dsp::load_word(c + 6), w_odd, b0);
+    }
+    for (int32_t k = 0; k < tail; ++k) {
+      a0 = dsp::multiply_add(first_tail[k], w[whole + k], a0);
+      b0 = dsp::multiply_add(second_tail[k], w[whole + k], b0);
+    }
+    store(first_out, r, a0);
+    store(second_out, r, b0);
   }
 }
 
