@@ -2,8 +2,9 @@
 // order, with depth multiplier 1 four channels at a time, each tap one
 // word of input and one of weights, split into even and odd channel pairs
 // (SXTB16) and multiplied lane by lane (SMLABB, SMLATT), then the four
-// channels stored; other channels (and every channel of a larger
-// multiplier) one by one, read then stored, as the reference. A window
+// channels stored; other channels one by one, read then stored, as the
+// reference; with a larger multiplier, an input channel's taps are read
+// once, then its output channels four at a time (SMLABB, SMLABT). A window
 // wholly inside the input adds the input zero point's share per channel
 // once (worked out per call in the scratch's channel sums), not per tap. A group's
 // stores follow the reads of its own channels and of the next three, and
@@ -30,6 +31,9 @@ bool depthwise_s8_device_applies(const DepthwiseGeometry& g, const IO& io) {
   return g.depth_multiplier >= 1 && io.input(1).strides == nullptr && (in.strides == nullptr || in.strides[3] == 1) &&
          (out.strides == nullptr || out.strides[3] == 1);
 }
+
+// The most taps a depth multiplier above 1 keeps per input channel.
+inline constexpr int32_t kMaxMultiplierTaps = 25;
 
 template <class Requantization, class IO>
 void depthwise_s8_device(const DepthwiseGeometry& g, const Requantization& q, const IO& io,
@@ -137,6 +141,50 @@ void depthwise_s8_device(const DepthwiseGeometry& g, const Requantization& q, co
           stage(pixel, c + 1, a1);
           stage(pixel, c + 2, a2);
           stage(pixel, c + 3, a3);
+        }
+        if (multiplier > 1 && filter_offset == 0 && tap_rows * tap_cols <= kMaxMultiplierTaps) {
+          // Each input channel's taps read once (zero point removed), then
+          // its `multiplier` output channels, four at a time.
+          int32_t x[kMaxMultiplierTaps];
+          for (int32_t ic = 0; ic < g.input_depth; ++ic) {
+            int32_t n = 0;
+            const int8_t* in_row = first_tap + ic;
+            for (int32_t fy = 0; fy < tap_rows; ++fy, in_row += tap_row) {
+              for (int32_t fx = 0; fx < tap_cols; ++fx) x[n++] = in_row[fx * tap_col] + input_offset;
+            }
+            const int32_t first_channel = ic * multiplier;
+            int32_t m = 0;
+            for (; m + 4 <= multiplier; m += 4) {
+              int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+              const int8_t* w_row = first_weights + first_channel + m;
+              n = 0;
+              for (int32_t fy = 0; fy < tap_rows; ++fy, w_row += weight_row) {
+                const int8_t* w_at = w_row;
+                for (int32_t fx = 0; fx < tap_cols; ++fx, w_at += channels) {
+                  const uint32_t w4 = dsp::load_word(w_at), xv = static_cast<uint32_t>(x[n++]);
+                  const uint32_t w_even = dsp::sign_extend_even_bytes(w4), w_odd = dsp::sign_extend_odd_bytes(w4);
+                  a0 = dsp::multiply_add_low(xv, w_even, a0);
+                  a2 = dsp::multiply_add_low_by_high(xv, w_even, a2);
+                  a1 = dsp::multiply_add_low(xv, w_odd, a1);
+                  a3 = dsp::multiply_add_low_by_high(xv, w_odd, a3);
+                }
+              }
+              stage(pixel, first_channel + m, a0);
+              stage(pixel, first_channel + m + 1, a1);
+              stage(pixel, first_channel + m + 2, a2);
+              stage(pixel, first_channel + m + 3, a3);
+            }
+            for (; m < multiplier; ++m) {
+              int32_t acc = 0;
+              const int8_t* w_row = first_weights + first_channel + m;
+              n = 0;
+              for (int32_t fy = 0; fy < tap_rows; ++fy, w_row += weight_row) {
+                for (int32_t fx = 0; fx < tap_cols; ++fx) acc = dsp::multiply_add(x[n++], w_row[fx * channels], acc);
+              }
+              stage(pixel, first_channel + m, acc);
+            }
+          }
+          continue;
         }
         for (; c < channels; ++c) {
           int32_t acc = 0;

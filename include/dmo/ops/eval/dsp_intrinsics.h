@@ -57,6 +57,10 @@ inline int32_t multiply_add_low(uint32_t a, uint32_t b, int32_t acc) {
 inline int32_t multiply_add_high(uint32_t a, uint32_t b, int32_t acc) {
   return __smlatt(static_cast<int32_t>(a), static_cast<int32_t>(b), acc);
 }
+// acc + a.lane0 * b.lane1 (SMLABT).
+inline int32_t multiply_add_low_by_high(uint32_t a, uint32_t b, int32_t acc) {
+  return __smlabt(static_cast<int32_t>(a), static_cast<int32_t>(b), acc);
+}
 
 #else
 
@@ -96,6 +100,9 @@ inline int32_t saturating_add(int32_t a, int32_t b) {
 
 inline int32_t multiply_add_low(uint32_t a, uint32_t b, int32_t acc) { return wrap_add(acc, lane(a, 0) * lane(b, 0)); }
 inline int32_t multiply_add_high(uint32_t a, uint32_t b, int32_t acc) { return wrap_add(acc, lane(a, 1) * lane(b, 1)); }
+inline int32_t multiply_add_low_by_high(uint32_t a, uint32_t b, int32_t acc) {
+  return wrap_add(acc, lane(a, 0) * lane(b, 1));
+}
 
 #endif
 

@@ -176,8 +176,12 @@ inline void dot_rows_pair_to_s8(const int16_t* column, int32_t first_term, int32
   const int32_t output_offset = d.output_offset, min = d.min, max = d.max;
   const int16_t* const first_tail = column + 2 * whole;
   const int16_t* const second_tail = first_tail + tail;
-  auto store = [=](int8_t* out, int32_t r, int32_t acc) {
-    out[r] = static_cast<int8_t>(apply_stage(stages[r], acc, output_offset, min, max));
+  // A row's stage copied once for both outputs: after the first store the
+  // table would be loaded again (an int8 store may alias it).
+  auto store_both = [=](int32_t r, int32_t first_acc, int32_t second_acc) {
+    const ChannelStage stage = stages[r];
+    first_out[r] = static_cast<int8_t>(apply_stage(stage, first_acc, output_offset, min, max));
+    second_out[r] = static_cast<int8_t>(apply_stage(stage, second_acc, output_offset, min, max));
   };
   const int8_t* w = d.packed_rows;
   int32_t r = 0;
@@ -212,10 +216,8 @@ inline void dot_rows_pair_to_s8(const int16_t* column, int32_t first_term, int32
         b1 = dsp::multiply_add(second_tail[k], w_tail[tail + k], b1);
       }
       const int32_t row = r + 2 * half;
-      store(first_out, row, a0);
-      store(first_out, row + 1, a1);
-      store(second_out, row, b0);
-      store(second_out, row + 1, b1);
+      store_both(row, a0, b0);
+      store_both(row + 1, a1, b1);
     }
     w += 4 * depth;
   }
@@ -234,8 +236,7 @@ inline void dot_rows_pair_to_s8(const int16_t* column, int32_t first_term, int32
       a0 = dsp::multiply_add(first_tail[k], w[whole + k], a0);
       b0 = dsp::multiply_add(second_tail[k], w[whole + k], b0);
     }
-    store(first_out, r, a0);
-    store(second_out, r, b0);
+    store_both(r, a0, b0);
   }
 }
 
