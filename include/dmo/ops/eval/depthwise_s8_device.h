@@ -94,6 +94,34 @@ void depthwise_s8_device(const DepthwiseGeometry& g, const Requantization& q, co
         const int8_t* first_weights = weights + (ys.first * g.filter_width + xs.first) * channels;
         const int32_t tap_rows = ys.last - ys.first + 1, tap_cols = xs.last - xs.first + 1;
         int32_t c = 0;
+        if (folded != nullptr && tap_rows == 3 && tap_cols == 3 && g.filter_height == 3 && g.filter_width == 3) {
+          // The common whole 3x3 window, unrolled; each tap's words used up
+          // before the next tap's are loaded (no spills on a Cortex-M).
+          for (; c + 4 <= channels; c += 4) {
+            int32_t a0 = folded[c], a1 = folded[c + 1], a2 = folded[c + 2], a3 = folded[c + 3];
+            const int8_t* in_row = first_tap + c;
+            const int8_t* w_at = first_weights + c;
+            auto tap = [&](const int8_t* at, const int8_t* w) {
+              const uint32_t x4 = dsp::load_word(at), w4 = dsp::load_word(w);
+              const uint32_t x_even = dsp::sign_extend_even_bytes(x4), x_odd = dsp::sign_extend_odd_bytes(x4);
+              const uint32_t w_even = dsp::sign_extend_even_bytes(w4), w_odd = dsp::sign_extend_odd_bytes(w4);
+              a0 = dsp::multiply_add_low(x_even, w_even, a0);
+              a2 = dsp::multiply_add_high(x_even, w_even, a2);
+              a1 = dsp::multiply_add_low(x_odd, w_odd, a1);
+              a3 = dsp::multiply_add_high(x_odd, w_odd, a3);
+              dsp::schedule_barrier();
+            };
+            for (int32_t fy = 0; fy < 3; ++fy, in_row += tap_row, w_at += weight_row) {
+              tap(in_row, w_at);
+              tap(in_row + tap_col, w_at + channels);
+              tap(in_row + 2 * tap_col, w_at + 2 * channels);
+            }
+            stage(pixel, c, a0);
+            stage(pixel, c + 1, a1);
+            stage(pixel, c + 2, a2);
+            stage(pixel, c + 3, a3);
+          }
+        }
         if (folded != nullptr && tap_rows == g.filter_height && tap_cols == g.filter_width) {
           for (; c + 4 <= channels; c += 4) {
             int32_t a0 = folded[c], a1 = folded[c + 1], a2 = folded[c + 2], a3 = folded[c + 3];
