@@ -170,6 +170,47 @@ void depthwise_s8_device(const DepthwiseGeometry& g, const Requantization& q, co
           stage(pixel, c + 2, a2);
           stage(pixel, c + 3, a3);
         }
+        if (multiplier == 8 && filter_offset == 0) {
+          // One input channel to eight (a MobileNet's first layer): per
+          // tap, one input value against two weight words, eight sums in
+          // registers; then the eight channels stored.
+          for (int32_t ic = 0; ic < g.input_depth; ++ic) {
+            const int32_t first_channel = ic * 8;
+            int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0, a5 = 0, a6 = 0, a7 = 0;
+            const int8_t* in_row = first_tap + ic;
+            const int8_t* w_row = first_weights + first_channel;
+            for (int32_t fy = 0; fy < tap_rows; ++fy, in_row += tap_row, w_row += weight_row) {
+              const int8_t* at = in_row;
+              const int8_t* w_at = w_row;
+              for (int32_t fx = 0; fx < tap_cols; ++fx, at += tap_col, w_at += channels) {
+                const auto xv = static_cast<uint32_t>(*at + input_offset);
+                const uint32_t low = dsp::load_word(w_at), high = dsp::load_word(w_at + 4);
+                uint32_t w_even = dsp::sign_extend_even_bytes(low), w_odd = dsp::sign_extend_odd_bytes(low);
+                a0 = dsp::multiply_add_low(xv, w_even, a0);
+                a2 = dsp::multiply_add_low_by_high(xv, w_even, a2);
+                a1 = dsp::multiply_add_low(xv, w_odd, a1);
+                a3 = dsp::multiply_add_low_by_high(xv, w_odd, a3);
+                w_even = dsp::sign_extend_even_bytes(high);
+                w_odd = dsp::sign_extend_odd_bytes(high);
+                a4 = dsp::multiply_add_low(xv, w_even, a4);
+                a6 = dsp::multiply_add_low_by_high(xv, w_even, a6);
+                a5 = dsp::multiply_add_low(xv, w_odd, a5);
+                a7 = dsp::multiply_add_low_by_high(xv, w_odd, a7);
+              }
+            }
+            int8_t* out8 = pixel + first_channel;
+            const ChannelStage* stage8 = stages + first_channel;
+            out8[0] = static_cast<int8_t>(apply_stage(stage8[0], a0, output_offset, lo, hi));
+            out8[1] = static_cast<int8_t>(apply_stage(stage8[1], a1, output_offset, lo, hi));
+            out8[2] = static_cast<int8_t>(apply_stage(stage8[2], a2, output_offset, lo, hi));
+            out8[3] = static_cast<int8_t>(apply_stage(stage8[3], a3, output_offset, lo, hi));
+            out8[4] = static_cast<int8_t>(apply_stage(stage8[4], a4, output_offset, lo, hi));
+            out8[5] = static_cast<int8_t>(apply_stage(stage8[5], a5, output_offset, lo, hi));
+            out8[6] = static_cast<int8_t>(apply_stage(stage8[6], a6, output_offset, lo, hi));
+            out8[7] = static_cast<int8_t>(apply_stage(stage8[7], a7, output_offset, lo, hi));
+          }
+          continue;
+        }
         if (multiplier > 1 && filter_offset == 0 && tap_rows * tap_cols <= kMaxMultiplierTaps) {
           // Each input channel's taps read once (zero point removed), then
           // its `multiplier` output channels, four at a time.
