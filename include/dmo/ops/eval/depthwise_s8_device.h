@@ -32,6 +32,24 @@ bool depthwise_s8_device_applies(const DepthwiseGeometry& g, const IO& io) {
          (out.strides == nullptr || out.strides[3] == 1);
 }
 
+// The sums of four adjacent channels, a tap at a time: a word of input and
+// one of weights, as even and odd channel pairs, multiplied lane by lane.
+struct FourChannelSums {
+  int32_t a0, a1, a2, a3;
+
+  void add(uint32_t x_even, uint32_t x_odd, uint32_t w_even, uint32_t w_odd) {
+    a0 = dsp::multiply_add_low(x_even, w_even, a0);
+    a2 = dsp::multiply_add_high(x_even, w_even, a2);
+    a1 = dsp::multiply_add_low(x_odd, w_odd, a1);
+    a3 = dsp::multiply_add_high(x_odd, w_odd, a3);
+  }
+  // Words with no zero point to remove.
+  void add_words(uint32_t x4, uint32_t w4) {
+    add(dsp::sign_extend_even_bytes(x4), dsp::sign_extend_odd_bytes(x4), dsp::sign_extend_even_bytes(w4),
+        dsp::sign_extend_odd_bytes(w4));
+  }
+};
+
 // The most taps a depth multiplier above 1 keeps per input channel.
 inline constexpr int32_t kMaxMultiplierTaps = 25;
 
@@ -57,6 +75,12 @@ void depthwise_s8_device(const DepthwiseGeometry& g, const Requantization& q, co
 
   auto stage = [=](int8_t* pixel, int32_t c, int32_t acc) {
     pixel[c] = static_cast<int8_t>(apply_stage(stages[c], acc, output_offset, lo, hi));
+  };
+  auto store4 = [=](int8_t* pixel, int32_t c, const FourChannelSums& sums) {
+    stage(pixel, c, sums.a0);
+    stage(pixel, c + 1, sums.a1);
+    stage(pixel, c + 2, sums.a2);
+    stage(pixel, c + 3, sums.a3);
   };
 
   // A window wholly inside the input takes every tap: there
@@ -98,17 +122,11 @@ void depthwise_s8_device(const DepthwiseGeometry& g, const Requantization& q, co
           // The common whole 3x3 window, unrolled; each tap's words used up
           // before the next tap's are loaded (no spills on a Cortex-M).
           for (; c + 4 <= channels; c += 4) {
-            int32_t a0 = folded[c], a1 = folded[c + 1], a2 = folded[c + 2], a3 = folded[c + 3];
+            FourChannelSums sums{folded[c], folded[c + 1], folded[c + 2], folded[c + 3]};
             const int8_t* in_row = first_tap + c;
             const int8_t* w_at = first_weights + c;
             auto tap = [&](const int8_t* at, const int8_t* w) {
-              const uint32_t x4 = dsp::load_word(at), w4 = dsp::load_word(w);
-              const uint32_t x_even = dsp::sign_extend_even_bytes(x4), x_odd = dsp::sign_extend_odd_bytes(x4);
-              const uint32_t w_even = dsp::sign_extend_even_bytes(w4), w_odd = dsp::sign_extend_odd_bytes(w4);
-              a0 = dsp::multiply_add_low(x_even, w_even, a0);
-              a2 = dsp::multiply_add_high(x_even, w_even, a2);
-              a1 = dsp::multiply_add_low(x_odd, w_odd, a1);
-              a3 = dsp::multiply_add_high(x_odd, w_odd, a3);
+              sums.add_words(dsp::load_word(at), dsp::load_word(w));
               dsp::schedule_barrier();
             };
             for (int32_t fy = 0; fy < 3; ++fy, in_row += tap_row, w_at += weight_row) {
@@ -116,38 +134,26 @@ void depthwise_s8_device(const DepthwiseGeometry& g, const Requantization& q, co
               tap(in_row + tap_col, w_at + channels);
               tap(in_row + 2 * tap_col, w_at + 2 * channels);
             }
-            stage(pixel, c, a0);
-            stage(pixel, c + 1, a1);
-            stage(pixel, c + 2, a2);
-            stage(pixel, c + 3, a3);
+            store4(pixel, c, sums);
           }
         }
         if (folded != nullptr && tap_rows == g.filter_height && tap_cols == g.filter_width) {
           for (; c + 4 <= channels; c += 4) {
-            int32_t a0 = folded[c], a1 = folded[c + 1], a2 = folded[c + 2], a3 = folded[c + 3];
+            FourChannelSums sums{folded[c], folded[c + 1], folded[c + 2], folded[c + 3]};
             const int8_t* in_row = first_tap + c;
             const int8_t* w_at = first_weights + c;
             for (int32_t fy = 0; fy < tap_rows; ++fy, in_row += tap_row) {
               const int8_t* at = in_row;
 #pragma GCC unroll 3
               for (int32_t fx = 0; fx < tap_cols; ++fx, at += tap_col, w_at += channels) {
-                const uint32_t x4 = dsp::load_word(at), w4 = dsp::load_word(w_at);
-                const uint32_t x_even = dsp::sign_extend_even_bytes(x4), x_odd = dsp::sign_extend_odd_bytes(x4);
-                const uint32_t w_even = dsp::sign_extend_even_bytes(w4), w_odd = dsp::sign_extend_odd_bytes(w4);
-                a0 = dsp::multiply_add_low(x_even, w_even, a0);
-                a2 = dsp::multiply_add_high(x_even, w_even, a2);
-                a1 = dsp::multiply_add_low(x_odd, w_odd, a1);
-                a3 = dsp::multiply_add_high(x_odd, w_odd, a3);
+                sums.add_words(dsp::load_word(at), dsp::load_word(w_at));
               }
             }
-            stage(pixel, c, a0);
-            stage(pixel, c + 1, a1);
-            stage(pixel, c + 2, a2);
-            stage(pixel, c + 3, a3);
+            store4(pixel, c, sums);
           }
         }
         for (; multiplier == 1 && c + 4 <= channels; c += 4) {
-          int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+          FourChannelSums sums{0, 0, 0, 0};
           const int8_t* in_row = first_tap + c;
           const int8_t* w_row = first_weights + c;
           for (int32_t fy = 0; fy < tap_rows; ++fy, in_row += tap_row, w_row += weight_row) {
@@ -155,20 +161,13 @@ void depthwise_s8_device(const DepthwiseGeometry& g, const Requantization& q, co
             const int8_t* w_at = w_row;
             for (int32_t fx = 0; fx < tap_cols; ++fx, at += tap_col, w_at += channels) {
               const uint32_t x4 = dsp::load_word(at), w4 = dsp::load_word(w_at);
-              const uint32_t x_even = dsp::add_pairs(dsp::sign_extend_even_bytes(x4), input_offsets);
-              const uint32_t x_odd = dsp::add_pairs(dsp::sign_extend_odd_bytes(x4), input_offsets);
-              const uint32_t w_even = dsp::add_pairs(dsp::sign_extend_even_bytes(w4), filter_offsets);
-              const uint32_t w_odd = dsp::add_pairs(dsp::sign_extend_odd_bytes(w4), filter_offsets);
-              a0 = dsp::multiply_add_low(x_even, w_even, a0);
-              a2 = dsp::multiply_add_high(x_even, w_even, a2);
-              a1 = dsp::multiply_add_low(x_odd, w_odd, a1);
-              a3 = dsp::multiply_add_high(x_odd, w_odd, a3);
+              sums.add(dsp::add_pairs(dsp::sign_extend_even_bytes(x4), input_offsets),
+                       dsp::add_pairs(dsp::sign_extend_odd_bytes(x4), input_offsets),
+                       dsp::add_pairs(dsp::sign_extend_even_bytes(w4), filter_offsets),
+                       dsp::add_pairs(dsp::sign_extend_odd_bytes(w4), filter_offsets));
             }
           }
-          stage(pixel, c, a0);
-          stage(pixel, c + 1, a1);
-          stage(pixel, c + 2, a2);
-          stage(pixel, c + 3, a3);
+          store4(pixel, c, sums);
         }
         if (multiplier == 8 && filter_offset == 0) {
           // One input channel to eight (a MobileNet's first layer): per
