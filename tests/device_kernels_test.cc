@@ -141,9 +141,12 @@ OneOp fully_connected_layer(std::mt19937& rng, std::string& text) {
   GraphBuilder b("device_kernels_test");
   OneOp m;
   m.input = b.add_tensor("input", DataType::kInt8, {batches, depth}, per_tensor(0.05f, pick(rng, -128, 127)));
+  // Weights with a zero point too, in a third of the layers (the kernel
+  // then adds filter_offset * sum(row)).
+  const int32_t weights_zero_point = pick(rng, 0, 2) == 0 ? pick(rng, -20, 20) : 0;
   const int32_t weights = b.add_constant_values<int8_t>("weights", DataType::kInt8, {units, depth},
                                                         random_weights(rng, static_cast<size_t>(units * depth)),
-                                                        per_tensor(0.004f, 0));
+                                                        per_tensor(0.004f, weights_zero_point));
   const int32_t bias = add_bias(b, rng, units);
   // An output scale that keeps most sums inside int8, so rounding shows.
   m.output = b.add_tensor("output", DataType::kInt8, {batches, units},
@@ -266,8 +269,8 @@ std::vector<uint8_t> device_output(OneOp& m, const std::vector<uint8_t>& input, 
                           region};
   std::vector<int8_t> gather(4096);
   std::vector<int16_t> column(4096);
-  std::vector<int32_t> sums(4096);
-  const DeviceColumnBuffers scratch{gather.data(), column.data(), sums.data()};
+  std::vector<int32_t> window_terms;
+  const DeviceColumnBuffers scratch{gather.data(), column.data()};
   // Generated code's table of per-channel output stages.
   std::vector<ChannelStage> stages;
   const Op& op = m.graph.main().ops[0];
@@ -289,11 +292,18 @@ std::vector<uint8_t> device_output(OneOp& m, const std::vector<uint8_t>& input, 
       break;
     case DeviceLoops::kDepthwiseConv:
       EXPECT_TRUE(depthwise_s8_device_applies(k.depthwise, io));
-      depthwise_s8_device(k.depthwise, k.requantization, io, stages.data(), scratch);
+      if (k.depthwise.depth_multiplier == 1 && k.requantization.filter_offset == 0) {
+        window_terms.resize(static_cast<size_t>(k.depthwise.output_depth));
+        depthwise_window_terms(reinterpret_cast<const int8_t*>(o.inputs[1].data),
+                               k.depthwise.filter_height * k.depthwise.filter_width, k.depthwise.output_depth,
+                               k.requantization.input_offset, window_terms.data());
+      }
+      depthwise_s8_device(k.depthwise, k.requantization, io, stages.data(),
+                          window_terms.empty() ? nullptr : window_terms.data());
       break;
     case DeviceLoops::kFullyConnected:
       EXPECT_TRUE(fully_connected_s8_device_applies(io));
-      fully_connected_s8_device(k.fully_connected, k.requantization, io, stages.data(), scratch);
+      fully_connected_s8_device(k.fully_connected, k.requantization, io, stages.data());
       break;
     case DeviceLoops::kAdd:
       EXPECT_TRUE(add_s8_device_applies(k.broadcast, io));

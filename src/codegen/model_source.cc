@@ -237,6 +237,23 @@ class ModelWriter {
     return name;
   }
 
+  // A depthwise conv's per-channel share of the input zero point over a
+  // whole window (depthwise_window_terms), emitted once; "nullptr" where
+  // the kernel does not use it.
+  std::string window_terms(int32_t op, const DeviceKernel& k) {
+    const DepthwiseGeometry& g = k.depthwise;
+    if (g.depth_multiplier != 1 || k.requantization.filter_offset != 0) return "nullptr";
+    const std::string name = fmt::format("dmo_op_{}_window_terms", op);
+    if (!window_terms_.insert(op).second) return name;
+    const Op& o = sg_.ops[static_cast<size_t>(op)];
+    const Tensor& filter = sg_.tensors[static_cast<size_t>(o.inputs[1])];
+    std::vector<int32_t> terms(static_cast<size_t>(g.output_depth));
+    depthwise_window_terms(reinterpret_cast<const int8_t*>(filter.data.data()), g.filter_height * g.filter_width,
+                           g.output_depth, k.requantization.input_offset, terms.data());
+    body_ += fmt::format("static const int32_t {}[] = {{{}}};\n", name, join(terms));
+    return name;
+  }
+
   // The device kernel where one applies (int8, channels adjacent), else
   // the shared reference nest.
   std::string call(int32_t op, const DeviceKernel& k, const KernelIO& io) {
@@ -254,17 +271,15 @@ class ModelWriter {
         return fmt::format("conv_loops({0}_geometry, QuantizedConvArithmetic<int8_t>({0}_requantization), io, memory);", p);
       case DeviceLoops::kDepthwiseConv:
         if (s8 && depthwise_s8_device_applies(k.depthwise, io)) {
-          channel_sums_ = std::max<int64_t>(channel_sums_, k.depthwise.output_depth);
-          return fmt::format("depthwise_s8_device({0}_geometry, {0}_requantization, io, {1}, dmo_scratch);", p,
-                             stages(op, k));
+          return fmt::format("depthwise_s8_device({0}_geometry, {0}_requantization, io, {1}, {2});", p,
+                             stages(op, k), window_terms(op, k));
         }
         return fmt::format(
             "depthwise_loops({0}_geometry, QuantizedConvArithmetic<int8_t>({0}_requantization), io, memory);", p);
       case DeviceLoops::kFullyConnected:
         if (s8 && fully_connected_s8_device_applies(io)) {
-          need_scratch(0, k.fully_connected.accum_depth);
-          return fmt::format("fully_connected_s8_device({0}_geometry, {0}_requantization, io, {1}, dmo_scratch);",
-                             p, stages(op, k));
+          return fmt::format("fully_connected_s8_device({0}_geometry, {0}_requantization, io, {1});", p,
+                             stages(op, k));
         }
         return fmt::format(
             "fully_connected_loops({0}_geometry, QuantizedConvArithmetic<int8_t>({0}_requantization), io, memory);",
@@ -336,14 +351,13 @@ class ModelWriter {
   // static RAM beside the arena, printed by main.cc.
   std::string scratch() const {
     return fmt::format(
-        "// The int8 device kernels' window, column and channel-sum buffers (largest op).\n"
+        "// The int8 conv device kernel's window and column buffers (largest conv).\n"
         "alignas(4) static int8_t dmo_gather[{}];\n"
         "alignas(4) static int16_t dmo_column[{}];\n"
-        "static int32_t dmo_channel_sums[{}];\n"
-        "static const DeviceColumnBuffers dmo_scratch{{dmo_gather, dmo_column, dmo_channel_sums}};\n"
+        "static const DeviceColumnBuffers dmo_scratch{{dmo_gather, dmo_column}};\n"
         "const int64_t dmo_scratch_bytes = {};\n\n",
         std::max<int64_t>(gather_bytes_, 1), std::max<int64_t>(column_elements_, 1),
-        std::max<int64_t>(channel_sums_, 1), gather_bytes_ + 2 * column_elements_ + 4 * channel_sums_);
+        gather_bytes_ + 2 * column_elements_);
   }
 
   // The graph's inputs and outputs where main.cc finds them.
@@ -369,8 +383,8 @@ class ModelWriter {
   const Subgraph& sg_;
   const Interpreter& interpreter_;
   std::string head_, body_;
-  std::set<int32_t> constants_, packed_, dims_, states_, staged_;
-  int64_t gather_bytes_ = 0, column_elements_ = 0, channel_sums_ = 0;
+  std::set<int32_t> constants_, packed_, dims_, states_, staged_, window_terms_;
+  int64_t gather_bytes_ = 0, column_elements_ = 0;
 };
 
 }  // namespace

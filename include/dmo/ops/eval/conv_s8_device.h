@@ -19,13 +19,12 @@
 
 namespace dmo {
 
-// Scratch of the int8 device kernels: two windows of int8 input (conv),
-// their int16 columns, and a depthwise conv's per-channel sums; sized by
-// the generated code for its largest op (conv_scratch_elements).
+// Scratch of the int8 conv device kernel: two windows of int8 input and
+// their int16 columns; sized by the generated code for its largest conv
+// (conv_scratch_elements).
 struct DeviceColumnBuffers {
   int8_t* gather = nullptr;
   int16_t* column = nullptr;
-  int32_t* channel_sums = nullptr;
 };
 
 // The elements a conv's column holds (its weight rows' length).
@@ -135,7 +134,8 @@ void conv_s8_device(const ConvGeometry& g, const Requantization& q, const IO& io
       const int32_t out_x = walk_index(i % width, cols, descending);
       const int32_t column_sum =
           widen_column(window(batch, out_y, out_x, scratch.gather), depth, q.input_offset, scratch.column);
-      dot_rows_to_s8(scratch.column, offset_term(column_sum), rows_out, output + out.pixel(batch, out_y, out_x));
+      dot_rows_to_s8(WidenedColumn{scratch.column}, offset_term(column_sum), rows_out,
+                     output + out.pixel(batch, out_y, out_x));
     }
   }
 }

@@ -6,7 +6,7 @@
 // reference; with a larger multiplier, an input channel's taps are read
 // once, then its output channels four at a time (SMLABB, SMLABT). A window
 // wholly inside the input adds the input zero point's share per channel
-// once (worked out per call in the scratch's channel sums), not per tap. A group's
+// once (a table generated code keeps in flash), not per tap. A group's
 // stores follow the reads of its own channels and of the next three, and
 // precede every later read, so a layout safe for the reference order
 // (depthwise_loops.h: per channel, read its taps, store) is safe here. Results are the reference's bit for bit. Freestanding.
@@ -32,6 +32,18 @@ bool depthwise_s8_device_applies(const DepthwiseGeometry& g, const IO& io) {
          (out.strides == nullptr || out.strides[3] == 1);
 }
 
+// input_offset * (the sum of channel c's weights over the whole window),
+// per channel: what generated code keeps in flash for a depthwise conv
+// of depth multiplier 1 (null for any other).
+inline void depthwise_window_terms(const int8_t* weights, int32_t taps, int32_t channels, int32_t input_offset,
+                                   int32_t* terms) {
+  for (int32_t c = 0; c < channels; ++c) {
+    int32_t sum = 0;
+    for (int32_t t = 0; t < taps; ++t) sum += weights[t * channels + c];
+    terms[c] = static_cast<int32_t>(static_cast<uint32_t>(sum) * static_cast<uint32_t>(input_offset));
+  }
+}
+
 // The sums of four adjacent channels, a tap at a time: a word of input and
 // one of weights, as even and odd channel pairs, multiplied lane by lane.
 struct FourChannelSums {
@@ -55,7 +67,7 @@ inline constexpr int32_t kMaxMultiplierTaps = 25;
 
 template <class Requantization, class IO>
 void depthwise_s8_device(const DepthwiseGeometry& g, const Requantization& q, const IO& io,
-                         const ChannelStage* stages, DeviceColumnBuffers scratch) {
+                         const ChannelStage* stages, const int32_t* window_terms) {
   const auto& in_ref = io.input(0);
   const auto& out_ref = io.output(0);
   const auto* input = reinterpret_cast<const int8_t*>(in_ref.data);
@@ -85,15 +97,8 @@ void depthwise_s8_device(const DepthwiseGeometry& g, const Requantization& q, co
 
   // A window wholly inside the input takes every tap: there
   //   sum (x + input_offset) w = sum x w + input_offset * sum w,
-  // and input_offset * sum w is worked out once per channel.
-  int32_t* const folded = multiplier == 1 && filter_offset == 0 ? scratch.channel_sums : nullptr;
-  if (folded != nullptr) {
-    for (int32_t c = 0; c < channels; ++c) {
-      int32_t sum = 0;
-      for (int32_t t = 0; t < g.filter_height * g.filter_width; ++t) sum += weights[t * channels + c];
-      folded[c] = static_cast<int32_t>(static_cast<uint32_t>(sum) * static_cast<uint32_t>(input_offset));
-    }
-  }
+  // the second term per channel in `window_terms` (depthwise_window_terms).
+  const int32_t* const folded = multiplier == 1 && filter_offset == 0 ? window_terms : nullptr;
 
   const bool descending = io.descending;
   const IndexRange rows = io.region.rows(g.output_height);

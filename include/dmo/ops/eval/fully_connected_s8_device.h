@@ -25,17 +25,22 @@ bool fully_connected_s8_device_applies(const IO& io) {
 
 template <class Requantization, class IO>
 void fully_connected_s8_device(const FullyConnectedGeometry& g, const Requantization& q, const IO& io,
-                               const ChannelStage* stages, DeviceColumnBuffers scratch) {
+                               const ChannelStage* stages) {
   const auto* input = reinterpret_cast<const int8_t*>(io.input(0).data);
   const auto* weights = reinterpret_cast<const int8_t*>(io.input(1).data);
   auto* output = reinterpret_cast<int8_t*>(io.output(0).data);
   const int32_t depth = g.accum_depth;
   const DotRowsOutput rows_out{weights, g.units, depth, stages, q.output_offset, q.range.min, q.range.max};
   for (int64_t batch = 0; batch < g.batches; ++batch) {
-    const int32_t column_sum = widen_column(input + batch * depth, depth, q.input_offset, scratch.column);
-    const int32_t offset_term =
-        static_cast<int32_t>(static_cast<uint32_t>(q.filter_offset) * static_cast<uint32_t>(column_sum));
-    dot_rows_to_s8(scratch.column, offset_term, rows_out, output + batch * g.units);
+    const Int8Column row{input + batch * depth, q.input_offset, dsp::splat_pair(q.input_offset)};
+    // (w + filter_offset) . row = w . row + filter_offset * sum(row)
+    int32_t offset_term = 0;
+    if (q.filter_offset != 0) {
+      int32_t row_sum = 0;
+      for (int32_t k = 0; k < depth; ++k) row_sum += row.at(k);
+      offset_term = static_cast<int32_t>(static_cast<uint32_t>(q.filter_offset) * static_cast<uint32_t>(row_sum));
+    }
+    dot_rows_to_s8(row, offset_term, rows_out, output + batch * g.units);
   }
 }
 

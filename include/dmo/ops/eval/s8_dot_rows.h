@@ -110,9 +110,36 @@ struct DotRowsOutput {
   int32_t output_offset, min, max;
 };
 
+// A column as the inner products read it: `pairs(k)` gives elements k..k+3
+// (k a multiple of 4) as the even and odd pairs, `at(k)` one element.
+// WidenedColumn reads a widen_column result; Int8Column widens an int8
+// row as it goes (no buffer: a fully connected row is read once per four
+// weight rows, so widening it again costs about what a load would).
+struct WidenedColumn {
+  const int16_t* column;
+  void pairs(int32_t k, uint32_t& even, uint32_t& odd) const {
+    even = dsp::load_word(column + k);
+    odd = dsp::load_word(column + k + 2);
+  }
+  int32_t at(int32_t k) const { return column[k]; }
+};
+
+struct Int8Column {
+  const int8_t* values;
+  int32_t offset;
+  uint32_t offsets;  // dsp::splat_pair(offset)
+  void pairs(int32_t k, uint32_t& even, uint32_t& odd) const {
+    const uint32_t word = dsp::load_word(values + k);
+    even = dsp::add_pairs(dsp::sign_extend_even_bytes(word), offsets);
+    odd = dsp::add_pairs(dsp::sign_extend_odd_bytes(word), offsets);
+  }
+  int32_t at(int32_t k) const { return values[k] + offset; }
+};
+
 // out[r] = requantized (column . row r + offset_term + bias[r]) for every
 // row, four rows at a time, each stored after its four inner products.
-inline void dot_rows_to_s8(const int16_t* column, int32_t offset_term, const DotRowsOutput d, int8_t* out) {
+template <class Column>
+inline void dot_rows_to_s8(const Column column, int32_t offset_term, const DotRowsOutput d, int8_t* out) {
   // Locals, not loads through `d`: the int8 stores may alias anything.
   const int32_t depth = d.depth, whole = depth / 4 * 4, tail = depth - whole, rows = d.rows;
   const ChannelStage* const stages = d.stages;
@@ -124,10 +151,9 @@ inline void dot_rows_to_s8(const int16_t* column, int32_t offset_term, const Dot
   int32_t r = 0;
   for (; r + 4 <= rows; r += 4) {
     int32_t a0 = offset_term, a1 = offset_term, a2 = offset_term, a3 = offset_term;
-    const int16_t* c = column;
-    const int16_t* const end = column + whole;
-    for (; c != end; c += 4, w += 16) {
-      const uint32_t even = dsp::load_word(c), odd = dsp::load_word(c + 2);
+    for (int32_t k = 0; k < whole; k += 4, w += 16) {
+      uint32_t even, odd;
+      column.pairs(k, even, odd);
       uint32_t word = dsp::load_word(w);
       a0 = dsp::dual_multiply_add(even, dsp::sign_extend_even_bytes(word), a0);
       a0 = dsp::dual_multiply_add(odd, dsp::sign_extend_odd_bytes(word), a0);
@@ -142,7 +168,7 @@ inline void dot_rows_to_s8(const int16_t* column, int32_t offset_term, const Dot
       a3 = dsp::dual_multiply_add(odd, dsp::sign_extend_odd_bytes(word), a3);
     }
     for (int32_t k = 0; k < tail; ++k) {
-      const int32_t x = column[whole + k];
+      const int32_t x = column.at(whole + k);
       a0 = dsp::multiply_add(x, w[k], a0);
       a1 = dsp::multiply_add(x, w[tail + k], a1);
       a2 = dsp::multiply_add(x, w[2 * tail + k], a2);
@@ -157,11 +183,13 @@ inline void dot_rows_to_s8(const int16_t* column, int32_t offset_term, const Dot
   for (; r < rows; ++r, w += depth) {
     int32_t a0 = offset_term;
     for (int32_t k = 0; k < whole; k += 4) {
+      uint32_t even, odd;
+      column.pairs(k, even, odd);
       const uint32_t word = dsp::load_word(w + k);
-      a0 = dsp::dual_multiply_add(dsp::load_word(column + k), dsp::sign_extend_even_bytes(word), a0);
-      a0 = dsp::dual_multiply_add(dsp::load_word(column + k + 2), dsp::sign_extend_odd_bytes(word), a0);
+      a0 = dsp::dual_multiply_add(even, dsp::sign_extend_even_bytes(word), a0);
+      a0 = dsp::dual_multiply_add(odd, dsp::sign_extend_odd_bytes(word), a0);
     }
-    for (int32_t k = whole; k < depth; ++k) a0 = dsp::multiply_add(column[k], w[k], a0);
+    for (int32_t k = whole; k < depth; ++k) a0 = dsp::multiply_add(column.at(k), w[k], a0);
     store(r, a0);
   }
 }
