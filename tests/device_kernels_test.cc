@@ -348,6 +348,21 @@ void expect_device_matches_reference(OneOp& m, std::mt19937& rng, const std::str
   }
 }
 
+TEST(DeviceKernels, ClosedFormTapSpanIsTheLoopsSpan) {
+  for (int32_t origin = -12; origin <= 12; ++origin) {
+    for (int32_t dilation = 1; dilation <= 4; ++dilation) {
+      for (int32_t filter = 1; filter <= 6; ++filter) {
+        for (int32_t extent = 1; extent <= 8; ++extent) {
+          const TapSpan loop = taps_inside(origin, dilation, filter, extent);
+          const TapSpan closed = taps_inside_closed_form(origin, dilation, filter, extent);
+          ASSERT_EQ(closed.first, loop.first) << origin << " " << dilation << " " << filter << " " << extent;
+          ASSERT_EQ(closed.last, loop.last) << origin << " " << dilation << " " << filter << " " << extent;
+        }
+      }
+    }
+  }
+}
+
 TEST(DeviceKernels, ConvMatchesTheReferenceOnRandomShapesAndAtItsSafeOverlap) {
   std::mt19937 rng(11);
   for (int i = 0; i < 300; ++i) {

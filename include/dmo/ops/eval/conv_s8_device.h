@@ -77,8 +77,8 @@ void conv_s8_device(const ConvGeometry& g, const Requantization& q, const IO& io
   auto window = [&](int32_t batch, int32_t out_y, int32_t out_x, int8_t* to) -> const int8_t* {
     const int32_t in_y0 = out_y * g.stride_height - g.pad_height;
     const int32_t in_x0 = out_x * g.stride_width - g.pad_width;
-    const TapSpan ys = taps_inside(in_y0, g.dilation_height, g.filter_height, g.input_height);
-    const TapSpan xs = taps_inside(in_x0, g.dilation_width, g.filter_width, g.input_width);
+    const TapSpan ys = taps_inside_closed_form(in_y0, g.dilation_height, g.filter_height, g.input_height);
+    const TapSpan xs = taps_inside_closed_form(in_x0, g.dilation_width, g.filter_width, g.input_width);
     if (one_by_one && ys.first == 0 && xs.first == 0) return input + in.pixel(batch, in_y0, in_x0);
     const int8_t* const gathered = to;
     const bool whole_rows = rows_contiguous && xs.first == 0 && xs.last == g.filter_width - 1;

@@ -108,11 +108,11 @@ void depthwise_s8_device(const DepthwiseGeometry& g, const Requantization& q, co
     for (int32_t y = 0; y < rows.size(); ++y) {
       const int32_t out_y = walk_index(y, rows, descending);
       const int32_t in_y0 = out_y * g.stride_height - g.pad_height;
-      const TapSpan ys = taps_inside(in_y0, g.dilation_height, g.filter_height, g.input_height);
+      const TapSpan ys = taps_inside_closed_form(in_y0, g.dilation_height, g.filter_height, g.input_height);
       for (int32_t x = 0; x < cols.size(); ++x) {
         const int32_t out_x = walk_index(x, cols, descending);
         const int32_t in_x0 = out_x * g.stride_width - g.pad_width;
-        const TapSpan xs = taps_inside(in_x0, g.dilation_width, g.filter_width, g.input_width);
+        const TapSpan xs = taps_inside_closed_form(in_x0, g.dilation_width, g.filter_width, g.input_width);
         int8_t* pixel = output + out.pixel(batch, out_y, out_x);
         if (ys.first > ys.last || xs.first > xs.last) {
           for (int32_t c = 0; c < channels; ++c) stage(pixel, c, 0);
