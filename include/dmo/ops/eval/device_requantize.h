@@ -32,40 +32,13 @@ struct DeviceMultiplier {
   }
 };
 
-// An int8 kernel's output stage: the multiplier, + output zero point,
-// clamped to the activation range. The rounding shift adds half (or one
-// less for a negative value) and shifts, the half added with saturation
-// (QADD): it saturates only for a value within 2^(shift - 1) of INT32_MAX,
-// whose result, more than 2^29 either way, clamps to the same bound.
-struct OutputStage {
-  int32_t multiplier, left_shift, right_shift, half, negative_fix;
-  int32_t output_offset, min, max;
-
-  OutputStage(QuantizedMultiplier m, int32_t offset, int32_t lo, int32_t hi)
-      : multiplier(m.multiplier),
-        left_shift(m.shift > 0 ? m.shift : 0),
-        right_shift(m.shift > 0 ? 0 : -m.shift),
-        half(right_shift > 0 ? int32_t{1} << (right_shift - 1) : 0),
-        negative_fix(right_shift > 0 ? 1 : 0),
-        output_offset(offset),
-        min(lo),
-        max(hi) {}
-
-  int8_t operator()(int32_t total) const {
-    const auto shifted = static_cast<int32_t>(static_cast<uint32_t>(total) << left_shift);
-    const int64_t product = static_cast<int64_t>(shifted) * multiplier + (int64_t{1} << 30);
-    const auto high = static_cast<int32_t>(product >> 31);
-    const int32_t rounded = dsp::saturating_add(high, half) - (negative_fix & (high >> 31));
-    int32_t scaled = (rounded >> right_shift) + output_offset;
-    scaled = scaled < min ? min : scaled;
-    scaled = scaled > max ? max : scaled;
-    return static_cast<int8_t>(scaled);
-  }
-};
-
 // One output channel's output stage worked out ahead (generated code
-// holds a table of them in flash): its bias and OutputStage's multiplier,
-// shifts and rounding constants, so a kernel spends no instruction on them.
+// holds a table of them in flash): its bias, multiplier, shifts and
+// rounding constants, so a kernel spends no instruction on them. The
+// rounding shift adds half (one less for a negative value) and shifts,
+// the half added with saturation (QADD): it saturates only for a value
+// within 2^(shift - 1) of INT32_MAX, whose result, more than 2^29 either
+// way, clamps to the same bound as the exact one.
 struct ChannelStage {
   int32_t bias;
   int32_t multiplier;
@@ -76,12 +49,14 @@ struct ChannelStage {
 };
 
 inline ChannelStage channel_stage(int32_t bias, QuantizedMultiplier m) {
-  const OutputStage s(m, 0, 0, 0);
-  return ChannelStage{bias, s.multiplier, s.half, static_cast<int16_t>(s.left_shift),
-                      static_cast<int8_t>(s.right_shift), static_cast<int8_t>(s.negative_fix)};
+  const DeviceMultiplier d(m);
+  const int32_t half = d.right_shift > 0 ? int32_t{1} << (d.right_shift - 1) : 0;
+  return ChannelStage{bias, d.multiplier, half, static_cast<int16_t>(d.left_shift), static_cast<int8_t>(d.right_shift),
+                      static_cast<int8_t>(d.right_shift > 0 ? 1 : 0)};
 }
 
-// OutputStage of `acc` + the channel's bias (results identical).
+// TFLite's int8 output stage of `acc` in one channel: + bias,
+// MultiplyByQuantizedMultiplier, + output zero point, clamped to [lo, hi].
 inline int32_t apply_stage(const ChannelStage& c, int32_t acc, int32_t output_offset, int32_t lo, int32_t hi) {
   const auto total = static_cast<uint32_t>(acc) + static_cast<uint32_t>(c.bias);
   const auto shifted = static_cast<int32_t>(total << c.left_shift);
