@@ -10,10 +10,12 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "dmo/ops/device_channel_stages.h"
 #include "dmo/ops/device_kernel.h"
 #include "dmo/ops/eval/add_s8_device.h"
 #include "dmo/ops/eval/average_pool_s8_device.h"
@@ -246,7 +248,8 @@ std::vector<uint8_t> reference_output(const OneOp& m, const std::vector<uint8_t>
 // Runs the device kernel of `m` over `region`, walking as asked, with the
 // output at 0 of an arena and the input laid `overlap` bytes over its end.
 std::vector<uint8_t> device_output(OneOp& m, const std::vector<uint8_t>& input, int64_t overlap,
-                                   OutputRegion region = {}, bool descending = false) {
+                                   OutputRegion region = {}, bool descending = false,
+                                   StageForm form = StageForm::kBounded) {
   const Interpreter interpreter(m.graph, unshared_placement(m.graph.main()),
                                 test::schedule_for(m, KernelFamily::kTflmReference));
   const DeviceKernel& k = *interpreter.prepared(0).device;
@@ -271,39 +274,41 @@ std::vector<uint8_t> device_output(OneOp& m, const std::vector<uint8_t>& input, 
   std::vector<int16_t> column(4096);
   std::vector<int32_t> window_terms;
   const DeviceColumnBuffers scratch{gather.data(), column.data()};
-  // Generated code's table of per-channel output stages.
-  std::vector<ChannelStage> stages;
-  const Op& op = m.graph.main().ops[0];
+  // Generated code's table of per-channel output stages, in its own form
+  // or the general one.
+  DeviceChannelStages table;
   if (k.loops == DeviceLoops::kConv || k.loops == DeviceLoops::kDepthwiseConv ||
       k.loops == DeviceLoops::kFullyConnected) {
-    const Tensor* bias = op.inputs.size() > 2 && op.inputs[2] >= 0
-                             ? &m.graph.main().tensors[static_cast<size_t>(op.inputs[2])]
-                             : nullptr;
-    for (size_t c = 0; c < k.requantization.multipliers.size(); ++c) {
-      int32_t b = 0;
-      if (bias != nullptr) std::memcpy(&b, bias->data.data() + c * sizeof(int32_t), sizeof(int32_t));
-      stages.push_back(channel_stage(b, k.requantization.multipliers[c]));
+    const std::optional<DeviceChannelStages> built = device_channel_stages(m.graph.main(), m.graph.main().ops[0], k);
+    EXPECT_TRUE(built.has_value());
+    if (built) table = *built;
+    if (form == StageForm::kGeneral) {
+      for (size_t c = 0; c < table.table.size(); ++c) {
+        table.table[c] = channel_stage(table.table[c].bias, k.requantization.multipliers[c], StageForm::kGeneral);
+      }
+      table.form = StageForm::kGeneral;
     }
   }
+  const ChannelStages stages{table.table.data(), table.form};
   switch (k.loops) {
     case DeviceLoops::kConv:
       EXPECT_TRUE(conv_s8_device_applies(k.conv, io));
-      conv_s8_device(k.conv, k.requantization, io, stages.data(), scratch);
+      conv_s8_device(k.conv, k.requantization, io, stages, scratch);
       break;
     case DeviceLoops::kDepthwiseConv:
       EXPECT_TRUE(depthwise_s8_device_applies(k.depthwise, io));
-      if (k.depthwise.depth_multiplier == 1 && k.requantization.filter_offset == 0) {
+      if (k.requantization.filter_offset == 0) {
         window_terms.resize(static_cast<size_t>(k.depthwise.output_depth));
         depthwise_window_terms(reinterpret_cast<const int8_t*>(o.inputs[1].data),
                                k.depthwise.filter_height * k.depthwise.filter_width, k.depthwise.output_depth,
                                k.requantization.input_offset, window_terms.data());
       }
-      depthwise_s8_device(k.depthwise, k.requantization, io, stages.data(),
+      depthwise_s8_device(k.depthwise, k.requantization, io, stages,
                           window_terms.empty() ? nullptr : window_terms.data());
       break;
     case DeviceLoops::kFullyConnected:
       EXPECT_TRUE(fully_connected_s8_device_applies(io));
-      fully_connected_s8_device(k.fully_connected, k.requantization, io, stages.data());
+      fully_connected_s8_device(k.fully_connected, k.requantization, io, stages);
       break;
     case DeviceLoops::kAdd:
       EXPECT_TRUE(add_s8_device_applies(k.broadcast, io));
@@ -324,6 +329,7 @@ void expect_device_matches_reference(OneOp& m, std::mt19937& rng, const std::str
   const std::vector<uint8_t> input = random_bytes(rng, test::bytes_of_tensor(m, m.input));
   const std::vector<uint8_t> expected = reference_output(m, input);
   EXPECT_EQ(device_output(m, input, 0), expected) << what << " unshared";
+  EXPECT_EQ(device_output(m, input, 0, {}, false, StageForm::kGeneral), expected) << what << " general stages";
   const int64_t os = test::addresses(m).safe_overlap();
   EXPECT_EQ(device_output(m, input, os), expected) << what << " at the reference O_s " << os;
   EXPECT_EQ(device_output(m, input, 0, {}, true), expected) << what << " descending";
@@ -361,6 +367,57 @@ TEST(DeviceKernels, ClosedFormTapSpanIsTheLoopsSpan) {
       }
     }
   }
+}
+
+// The table's output stage is TFLite's (+ bias, MultiplyByQuantizedMultiplier,
+// + zero point, clamp): the bounded form for every sum within the bound
+// channel_stage_fits allows, at its edges too, for shifts either way (a
+// sum beyond it is refused); the general form for any sum.
+TEST(DeviceKernels, OutputStageIsTheReferencesWithinItsBound) {
+  std::mt19937 rng(10);
+  int checked = 0;
+  for (int i = 0; i < 4000; ++i) {
+    QuantizedMultiplier m;
+    m.multiplier = pick(rng, 1 << 30, INT32_MAX);
+    m.shift = pick(rng, 0, 1) == 0 ? pick(rng, -3, 1) : pick(rng, -31, 6);  // small right shifts meet halves
+    const int32_t bias = pick(rng, -50000, 50000);
+    const int32_t left = m.shift > 0 ? m.shift : 0;
+    const int64_t limit = (int64_t{1} << (30 - left)) - 1 - std::abs(int64_t{bias});
+    const auto bound = static_cast<int32_t>(pick(rng, 0, 3) == 0 ? limit : pick(rng, 0, static_cast<int32_t>(std::max<int64_t>(limit, 0))));
+    if (bound < 0) {
+      EXPECT_FALSE(channel_stage_fits(bias, m, 0));
+      continue;
+    }
+    ASSERT_TRUE(channel_stage_fits(bias, m, bound)) << m.multiplier << " " << m.shift << " " << bias;
+    ASSERT_FALSE(channel_stage_fits(bias, m, limit + 1));
+    const ChannelStage bounded = channel_stage(bias, m, StageForm::kBounded);
+    const ChannelStage general = channel_stage(bias, m, StageForm::kGeneral);
+    const int32_t offset = pick(rng, -128, 127);
+    const int32_t lo = pick(rng, -128, 0), hi = pick(rng, lo, 127);
+    for (int j = 0; j < 16; ++j) {
+      // Most sums where the output is not clamped, so rounding shows.
+      const int32_t right = m.shift > 0 ? 0 : -m.shift;
+      const auto unclamped = static_cast<int32_t>(std::clamp<int64_t>((int64_t{300} << right) >> left, 1, std::max(bound, 1)));
+      const int32_t spread = j % 4 == 3 ? bound : unclamped;
+      const int32_t acc = j == 0 ? bound : j == 1 ? -bound : pick(rng, -spread, spread);
+      const int32_t exact = multiply_by_quantized_multiplier(acc + bias, m) + offset;
+      ASSERT_EQ((apply_stage<StageForm::kBounded, false>(bounded, acc, offset, lo, hi)), std::clamp(exact, lo, hi))
+          << acc << " " << bias << " " << m.multiplier << " " << m.shift;
+      ASSERT_EQ((apply_stage<StageForm::kBounded, true>(bounded, acc, offset, -128, 127)),
+                std::clamp(exact, -128, 127));
+      ASSERT_EQ((apply_stage<StageForm::kGeneral, false>(general, acc, offset, lo, hi)), std::clamp(exact, lo, hi));
+      // The general form takes any sum.
+      const auto any = static_cast<int32_t>(rng());
+      const int32_t any_exact =
+          multiply_by_quantized_multiplier(static_cast<int32_t>(static_cast<uint32_t>(any) + static_cast<uint32_t>(bias)), m) +
+          offset;
+      ASSERT_EQ((apply_stage<StageForm::kGeneral, true>(general, any, offset, -128, 127)),
+                std::clamp(any_exact, -128, 127))
+          << any << " " << bias << " " << m.multiplier << " " << m.shift;
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 20000);
 }
 
 TEST(DeviceKernels, ConvMatchesTheReferenceOnRandomShapesAndAtItsSafeOverlap) {

@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <set>
 
 #include "dmo/error.h"
+#include "dmo/ops/device_channel_stages.h"
 #include "dmo/ops/eval/add_s8_device.h"
 #include "dmo/ops/eval/average_pool_s8_device.h"
 #include "dmo/ops/eval/conv_s8_device.h"
@@ -219,21 +221,19 @@ class ModelWriter {
 
   // A conv-like op's output stages per channel (bias and multiplier), for
   // the int8 device kernels; emitted once.
-  std::string stages(int32_t op, const DeviceKernel& k) {
+  std::string stages(int32_t op, const DeviceChannelStages& stages) {
     const std::string name = fmt::format("dmo_op_{}_stages", op);
     if (!staged_.insert(op).second) return name;
-    const Op& o = sg_.ops[static_cast<size_t>(op)];
-    const Tensor* bias = o.inputs.size() > 2 && o.inputs[2] >= 0 ? &sg_.tensors[static_cast<size_t>(o.inputs[2])] : nullptr;
     std::string values;
-    for (size_t c = 0; c < k.requantization.multipliers.size(); ++c) {
-      int32_t b = 0;
-      if (bias != nullptr) std::memcpy(&b, bias->data.data() + c * sizeof(int32_t), sizeof(int32_t));
-      const ChannelStage st = channel_stage(b, k.requantization.multipliers[c]);
+    for (size_t c = 0; c < stages.table.size(); ++c) {
+      const ChannelStage& st = stages.table[c];
       values += fmt::format("{{{}, {}, {}, {}, {}, {}}},", st.bias, st.multiplier, st.half, st.left_shift,
-                            st.right_shift, st.negative_fix);
+                            st.right_shift, st.negative_mask);
       if (c % 4 == 3) values += '\n';
     }
-    body_ += fmt::format("static const ChannelStage {}[] = {{\n{}}};\n", name, values);
+    body_ += fmt::format("static const ChannelStage {}_table[] = {{\n{}}};\n", name, values);
+    body_ += fmt::format("static const ChannelStages {0} = {{{0}_table, StageForm::{1}}};\n", name,
+                         stages.form == StageForm::kBounded ? "kBounded" : "kGeneral");
     return name;
   }
 
@@ -242,7 +242,7 @@ class ModelWriter {
   // the kernel does not use it.
   std::string window_terms(int32_t op, const DeviceKernel& k) {
     const DepthwiseGeometry& g = k.depthwise;
-    if (g.depth_multiplier != 1 || k.requantization.filter_offset != 0) return "nullptr";
+    if (k.requantization.filter_offset != 0) return "nullptr";
     const std::string name = fmt::format("dmo_op_{}_window_terms", op);
     if (!window_terms_.insert(op).second) return name;
     const Op& o = sg_.ops[static_cast<size_t>(op)];
@@ -254,45 +254,67 @@ class ModelWriter {
     return name;
   }
 
-  // The device kernel where one applies (int8, channels adjacent), else
-  // the shared reference nest.
-  std::string call(int32_t op, const DeviceKernel& k, const KernelIO& io) {
+  // Whether an int8 device kernel runs this step (int8, channels adjacent,
+  // for a conv-like op constant weights), with the stages it reads.
+  struct DevicePath {
+    bool runs = false;
+    DeviceChannelStages stages;
+  };
+  DevicePath device_path(int32_t op, const DeviceKernel& k, const KernelIO& io) const {
+    DevicePath path;
+    if (k.type != DataType::kInt8) return path;
+    switch (k.loops) {
+      case DeviceLoops::kConv: path.runs = conv_s8_device_applies(k.conv, io); break;
+      case DeviceLoops::kDepthwiseConv: path.runs = depthwise_s8_device_applies(k.depthwise, io); break;
+      case DeviceLoops::kFullyConnected: path.runs = fully_connected_s8_device_applies(io); break;
+      case DeviceLoops::kAveragePool: path.runs = average_pool_s8_device_applies(io); return path;
+      case DeviceLoops::kAdd: path.runs = add_s8_device_applies(k.broadcast, io); return path;
+      default: return path;
+    }
+    if (!path.runs) return path;
+    std::optional<DeviceChannelStages> stages = device_channel_stages(sg_, sg_.ops[static_cast<size_t>(op)], k);
+    path.runs = stages.has_value();
+    if (stages) path.stages = std::move(*stages);
+    return path;
+  }
+
+  // The device kernel where one runs, else the shared reference nest.
+  std::string call(int32_t op, const DeviceKernel& k, const DevicePath& device) {
     const std::string p = fmt::format("dmo_op_{}", op);
-    const bool s8 = k.type == DataType::kInt8;
     switch (k.loops) {
       case DeviceLoops::kConv:
-        if (s8 && conv_s8_device_applies(k.conv, io)) {
+        if (device.runs) {
           const bool gathers = k.conv.filter_height * k.conv.filter_width > 1 || k.conv.pad_height > 0 ||
                                k.conv.pad_width > 0;  // a 1x1 window inside the input is read in place
           need_scratch(gathers ? conv_scratch_elements(k.conv) : 0, conv_scratch_elements(k.conv));
           return fmt::format("conv_s8_device({0}_geometry, {0}_requantization, io, {1}, dmo_scratch);", p,
-                             stages(op, k));
+                             stages(op, device.stages));
         }
         return fmt::format("conv_loops({0}_geometry, QuantizedConvArithmetic<int8_t>({0}_requantization), io, memory);", p);
       case DeviceLoops::kDepthwiseConv:
-        if (s8 && depthwise_s8_device_applies(k.depthwise, io)) {
+        if (device.runs) {
           return fmt::format("depthwise_s8_device({0}_geometry, {0}_requantization, io, {1}, {2});", p,
-                             stages(op, k), window_terms(op, k));
+                             stages(op, device.stages), window_terms(op, k));
         }
         return fmt::format(
             "depthwise_loops({0}_geometry, QuantizedConvArithmetic<int8_t>({0}_requantization), io, memory);", p);
       case DeviceLoops::kFullyConnected:
-        if (s8 && fully_connected_s8_device_applies(io)) {
+        if (device.runs) {
           return fmt::format("fully_connected_s8_device({0}_geometry, {0}_requantization, io, {1});", p,
-                             stages(op, k));
+                             stages(op, device.stages));
         }
         return fmt::format(
             "fully_connected_loops({0}_geometry, QuantizedConvArithmetic<int8_t>({0}_requantization), io, memory);",
             p);
       case DeviceLoops::kAveragePool:
-        if (s8 && average_pool_s8_device_applies(io)) {
+        if (device.runs) {
           return fmt::format("average_pool_s8_device({0}_geometry, {0}_range, io);", p);
         }
         return fmt::format("average_pool_integer<int8_t>(io, memory, {0}_geometry, {0}_range);", p);
       case DeviceLoops::kSoftmax:
         return fmt::format("softmax_quantized_loops<int8_t, int8_t>({0}_rows, {0}_scaling, io, memory);", p);
       case DeviceLoops::kAdd:
-        if (s8 && add_s8_device_applies(k.broadcast, io)) return fmt::format("add_s8_device({0}_add.q, io);", p);
+        if (device.runs) return fmt::format("add_s8_device({0}_add.q, io);", p);
         return fmt::format("broadcast_binary<int8_t>({0}_broadcast, io, memory, {0}_add);", p);
       case DeviceLoops::kCopy: {
         const char* type = k.copy_element_bytes == 8   ? "uint64_t"
@@ -310,15 +332,14 @@ class ModelWriter {
     op_state(s.op, k);
     const Interpreter::StepOperands operands = interpreter_.step_operands(s);
     const KernelIO host_io{operands.inputs, operands.outputs, s.descending, s.region};
-    const std::string kernel_call = call(s.op, k, host_io);
+    const DevicePath device = device_path(s.op, k, host_io);
+    const std::string kernel_call = call(s.op, k, device);
     auto refs = [&](const std::vector<TensorRef>& list, const char* role, bool inputs) {
       std::string out;
       for (size_t r = 0; r < list.size(); ++r) {
         const std::string name = fmt::format("dmo_step_{}_{}_{}_strides", i, role, r);
-        const bool packed_weights = inputs && r == 1 && k.type == DataType::kInt8 &&
-                                    ((k.loops == DeviceLoops::kConv && conv_s8_device_applies(k.conv, host_io)) ||
-                                     (k.loops == DeviceLoops::kFullyConnected &&
-                                      fully_connected_s8_device_applies(host_io)));
+        const bool packed_weights = inputs && r == 1 && device.runs &&
+                                    (k.loops == DeviceLoops::kConv || k.loops == DeviceLoops::kFullyConnected);
         if (packed_weights) {
           const int32_t rows = k.loops == DeviceLoops::kConv ? k.conv.output_depth : k.fully_connected.units;
           const int32_t depth =

@@ -54,7 +54,7 @@ inline void fill_s8(int8_t* to, int8_t value, int32_t count) {
 }
 
 template <class Requantization, class IO>
-void conv_s8_device(const ConvGeometry& g, const Requantization& q, const IO& io, const ChannelStage* stages,
+void conv_s8_device(const ConvGeometry& g, const Requantization& q, const IO& io, ChannelStages stages,
                     DeviceColumnBuffers scratch) {
   const auto& in_ref = io.input(0);
   const auto& out_ref = io.output(0);

@@ -3,13 +3,14 @@
 // word of input and one of weights, split into even and odd channel pairs
 // (SXTB16) and multiplied lane by lane (SMLABB, SMLATT), then the four
 // channels stored; other channels one by one, read then stored, as the
-// reference; with a larger multiplier, an input channel's taps are read
-// once, then its output channels four at a time (SMLABB, SMLABT). A window
-// wholly inside the input adds the input zero point's share per channel
-// once (a table generated code keeps in flash), not per tap. A group's
-// stores follow the reads of its own channels and of the next three, and
-// precede every later read, so a layout safe for the reference order
-// (depthwise_loops.h: per channel, read its taps, store) is safe here. Results are the reference's bit for bit. Freestanding.
+// reference; with a larger multiplier, an input channel's taps against
+// its output channels four at a time (SMLABB, SMLABT). A window wholly
+// inside the input adds the input zero point's share per channel once (a
+// table generated code keeps in flash), not per tap. A group's stores
+// follow the reads of its own channels and of the next three, and precede
+// every later read, so a layout safe for the reference order
+// (depthwise_loops.h: per channel, read its taps, store) is safe here.
+// Results are the reference's bit for bit. Freestanding.
 #pragma once
 
 #include <cstdint>
@@ -32,9 +33,9 @@ bool depthwise_s8_device_applies(const DepthwiseGeometry& g, const IO& io) {
          (out.strides == nullptr || out.strides[3] == 1);
 }
 
-// input_offset * (the sum of channel c's weights over the whole window),
-// per channel: what generated code keeps in flash for a depthwise conv
-// of depth multiplier 1 (null for any other).
+// input_offset * (the sum of output channel c's weights over the whole
+// window), per output channel: what generated code keeps in flash for a
+// depthwise conv whose filter has no zero point (null for any other).
 inline void depthwise_window_terms(const int8_t* weights, int32_t taps, int32_t channels, int32_t input_offset,
                                    int32_t* terms) {
   for (int32_t c = 0; c < channels; ++c) {
@@ -60,14 +61,23 @@ struct FourChannelSums {
     add(dsp::sign_extend_even_bytes(x4), dsp::sign_extend_odd_bytes(x4), dsp::sign_extend_even_bytes(w4),
         dsp::sign_extend_odd_bytes(w4));
   }
+  // One input value (no zero point to remove) against four channels' weights.
+  void add_value(int32_t x, uint32_t w4) {
+    const uint32_t w_even = dsp::sign_extend_even_bytes(w4), w_odd = dsp::sign_extend_odd_bytes(w4);
+    const auto xv = static_cast<uint32_t>(x);
+    a0 = dsp::multiply_add_low(xv, w_even, a0);
+    a2 = dsp::multiply_add_low_by_high(xv, w_even, a2);
+    a1 = dsp::multiply_add_low(xv, w_odd, a1);
+    a3 = dsp::multiply_add_low_by_high(xv, w_odd, a3);
+  }
 };
 
 // The most taps a depth multiplier above 1 keeps per input channel.
 inline constexpr int32_t kMaxMultiplierTaps = 25;
 
-template <class Requantization, class IO>
-void depthwise_s8_device(const DepthwiseGeometry& g, const Requantization& q, const IO& io,
-                         const ChannelStage* stages, const int32_t* window_terms) {
+template <StageForm kForm, bool kFullRange, class Requantization, class IO>
+void depthwise_s8_device_staged(const DepthwiseGeometry& g, const Requantization& q, const IO& io,
+                                const ChannelStage* stages, const int32_t* window_terms) {
   const auto& in_ref = io.input(0);
   const auto& out_ref = io.output(0);
   const auto* input = reinterpret_cast<const int8_t*>(in_ref.data);
@@ -85,10 +95,10 @@ void depthwise_s8_device(const DepthwiseGeometry& g, const Requantization& q, co
   const ptrdiff_t tap_row = g.dilation_height * in.row, tap_col = g.dilation_width * in.col;
   const ptrdiff_t weight_row = ptrdiff_t{g.filter_width} * channels;
 
-  auto stage = [=](int8_t* pixel, int32_t c, int32_t acc) {
-    pixel[c] = static_cast<int8_t>(apply_stage(stages[c], acc, output_offset, lo, hi));
+  auto stage = [=](int8_t* pixel, int32_t c, int32_t acc) DMO_ALWAYS_INLINE {
+    pixel[c] = static_cast<int8_t>(apply_stage<kForm, kFullRange>(stages[c], acc, output_offset, lo, hi));
   };
-  auto store4 = [=](int8_t* pixel, int32_t c, const FourChannelSums& sums) {
+  auto store4 = [=](int8_t* pixel, int32_t c, const FourChannelSums& sums) DMO_ALWAYS_INLINE {
     stage(pixel, c, sums.a0);
     stage(pixel, c + 1, sums.a1);
     stage(pixel, c + 2, sums.a2);
@@ -98,7 +108,7 @@ void depthwise_s8_device(const DepthwiseGeometry& g, const Requantization& q, co
   // A window wholly inside the input takes every tap: there
   //   sum (x + input_offset) w = sum x w + input_offset * sum w,
   // the second term per channel in `window_terms` (depthwise_window_terms).
-  const int32_t* const folded = multiplier == 1 && filter_offset == 0 ? window_terms : nullptr;
+  const int32_t* const folded = filter_offset == 0 ? window_terms : nullptr;
 
   const bool descending = io.descending;
   const IndexRange rows = io.region.rows(g.output_height);
@@ -123,14 +133,15 @@ void depthwise_s8_device(const DepthwiseGeometry& g, const Requantization& q, co
         const int8_t* first_weights = weights + (ys.first * g.filter_width + xs.first) * channels;
         const int32_t tap_rows = ys.last - ys.first + 1, tap_cols = xs.last - xs.first + 1;
         int32_t c = 0;
-        if (folded != nullptr && tap_rows == 3 && tap_cols == 3 && g.filter_height == 3 && g.filter_width == 3) {
+        if (multiplier == 1 && folded != nullptr && tap_rows == 3 && tap_cols == 3 && g.filter_height == 3 &&
+            g.filter_width == 3) {
           // The common whole 3x3 window, unrolled; each tap's words used up
           // before the next tap's are loaded (no spills on a Cortex-M).
           for (; c + 4 <= channels; c += 4) {
             FourChannelSums sums{folded[c], folded[c + 1], folded[c + 2], folded[c + 3]};
             const int8_t* in_row = first_tap + c;
             const int8_t* w_at = first_weights + c;
-            auto tap = [&](const int8_t* at, const int8_t* w) {
+            auto tap = [&](const int8_t* at, const int8_t* w) DMO_ALWAYS_INLINE {
               sums.add_words(dsp::load_word(at), dsp::load_word(w));
               dsp::schedule_barrier();
             };
@@ -142,7 +153,7 @@ void depthwise_s8_device(const DepthwiseGeometry& g, const Requantization& q, co
             store4(pixel, c, sums);
           }
         }
-        if (folded != nullptr && tap_rows == g.filter_height && tap_cols == g.filter_width) {
+        if (multiplier == 1 && folded != nullptr && tap_rows == g.filter_height && tap_cols == g.filter_width) {
           for (; c + 4 <= channels; c += 4) {
             FourChannelSums sums{folded[c], folded[c + 1], folded[c + 2], folded[c + 3]};
             const int8_t* in_row = first_tap + c;
@@ -174,44 +185,29 @@ void depthwise_s8_device(const DepthwiseGeometry& g, const Requantization& q, co
           }
           store4(pixel, c, sums);
         }
-        if (multiplier == 8 && filter_offset == 0) {
-          // One input channel to eight (a MobileNet's first layer): per
-          // tap, one input value against two weight words, eight sums in
-          // registers; then the eight channels stored.
+        if (folded != nullptr && multiplier % 4 == 0 && tap_rows == 3 && tap_cols == 3 && g.filter_height == 3 &&
+            g.filter_width == 3) {
+          // The whole 3x3 window of a multiplier of four or more (a
+          // MobileNet's first layer: one input channel to eight), unrolled:
+          // per four output channels, each tap one input byte against one
+          // weight word.
           for (int32_t ic = 0; ic < g.input_depth; ++ic) {
-            const int32_t first_channel = ic * 8;
-            int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0, a5 = 0, a6 = 0, a7 = 0;
-            const int8_t* in_row = first_tap + ic;
-            const int8_t* w_row = first_weights + first_channel;
-            for (int32_t fy = 0; fy < tap_rows; ++fy, in_row += tap_row, w_row += weight_row) {
-              const int8_t* at = in_row;
-              const int8_t* w_at = w_row;
-              for (int32_t fx = 0; fx < tap_cols; ++fx, at += tap_col, w_at += channels) {
-                const auto xv = static_cast<uint32_t>(*at + input_offset);
-                const uint32_t low = dsp::load_word(w_at), high = dsp::load_word(w_at + 4);
-                uint32_t w_even = dsp::sign_extend_even_bytes(low), w_odd = dsp::sign_extend_odd_bytes(low);
-                a0 = dsp::multiply_add_low(xv, w_even, a0);
-                a2 = dsp::multiply_add_low_by_high(xv, w_even, a2);
-                a1 = dsp::multiply_add_low(xv, w_odd, a1);
-                a3 = dsp::multiply_add_low_by_high(xv, w_odd, a3);
-                w_even = dsp::sign_extend_even_bytes(high);
-                w_odd = dsp::sign_extend_odd_bytes(high);
-                a4 = dsp::multiply_add_low(xv, w_even, a4);
-                a6 = dsp::multiply_add_low_by_high(xv, w_even, a6);
-                a5 = dsp::multiply_add_low(xv, w_odd, a5);
-                a7 = dsp::multiply_add_low_by_high(xv, w_odd, a7);
+            for (int32_t m = 0; m < multiplier; m += 4) {
+              const int32_t first = ic * multiplier + m;
+              FourChannelSums sums{folded[first], folded[first + 1], folded[first + 2], folded[first + 3]};
+              const int8_t* in_row = first_tap + ic;
+              const int8_t* w_at = first_weights + first;
+              auto tap = [&](const int8_t* at, const int8_t* w) DMO_ALWAYS_INLINE {
+                sums.add_value(*at, dsp::load_word(w));
+                dsp::schedule_barrier();
+              };
+              for (int32_t fy = 0; fy < 3; ++fy, in_row += tap_row, w_at += weight_row) {
+                tap(in_row, w_at);
+                tap(in_row + tap_col, w_at + channels);
+                tap(in_row + 2 * tap_col, w_at + 2 * channels);
               }
+              store4(pixel, first, sums);
             }
-            int8_t* out8 = pixel + first_channel;
-            const ChannelStage* stage8 = stages + first_channel;
-            out8[0] = static_cast<int8_t>(apply_stage(stage8[0], a0, output_offset, lo, hi));
-            out8[1] = static_cast<int8_t>(apply_stage(stage8[1], a1, output_offset, lo, hi));
-            out8[2] = static_cast<int8_t>(apply_stage(stage8[2], a2, output_offset, lo, hi));
-            out8[3] = static_cast<int8_t>(apply_stage(stage8[3], a3, output_offset, lo, hi));
-            out8[4] = static_cast<int8_t>(apply_stage(stage8[4], a4, output_offset, lo, hi));
-            out8[5] = static_cast<int8_t>(apply_stage(stage8[5], a5, output_offset, lo, hi));
-            out8[6] = static_cast<int8_t>(apply_stage(stage8[6], a6, output_offset, lo, hi));
-            out8[7] = static_cast<int8_t>(apply_stage(stage8[7], a7, output_offset, lo, hi));
           }
           continue;
         }
@@ -273,6 +269,14 @@ void depthwise_s8_device(const DepthwiseGeometry& g, const Requantization& q, co
       }
     }
   }
+}
+
+template <class Requantization, class IO>
+void depthwise_s8_device(const DepthwiseGeometry& g, const Requantization& q, const IO& io,
+                         ChannelStages stages, const int32_t* window_terms) {
+  with_output_stage(stages.form, q.range.min, q.range.max, [&]<StageForm kForm, bool kFullRange>() {
+    depthwise_s8_device_staged<kForm, kFullRange>(g, q, io, stages.table, window_terms);
+  });
 }
 
 }  // namespace dmo

@@ -1,10 +1,10 @@
 // TFLite's MultiplyByQuantizedMultiplier as dmo's device kernels compute
 // it, for the multipliers int8 kernels have (positive, never INT32_MIN,
 // so the doubling high multiply cannot saturate): the left shift, the
-// round-half-up high half of the 64-bit product (one SMLAL on a Cortex-M;
-// truncating the nudged product, as TFLite writes it, gives the same
-// value), then the rounding right shift. Bit for bit the reference's
-// (ops/fixed_point.h). Freestanding.
+// round-half-up high half of the doubled 64-bit product (truncating the
+// nudged product, as TFLite writes it, gives the same value), then the
+// rounding right shift. Bit for bit the reference's (ops/fixed_point.h).
+// Freestanding.
 #pragma once
 
 #include <cstdint>
@@ -32,40 +32,93 @@ struct DeviceMultiplier {
   }
 };
 
+// How a table of output stages computes the doubling high multiply:
+//  - kBounded, for a channel whose |sum + bias| stays below
+//    2^(30 - left shift) (channel_stage_fits): shifting one place further
+//    makes it one SMMULR, and the rounding cannot overflow;
+//  - kGeneral, for any sum: the 64-bit product with its rounding bit
+//    (one SMLAL), the rounding right shift in 64 bits (the high half plus
+//    half the divisor may pass INT32_MAX).
+// A table has one form (the bounded one when every channel fits).
+enum class StageForm : int8_t { kBounded, kGeneral };
+
 // One output channel's output stage worked out ahead (generated code
 // holds a table of them in flash): its bias, multiplier, shifts and
-// rounding constants, so a kernel spends no instruction on them. The
-// rounding shift adds half (one less for a negative value) and shifts,
-// the half added with saturation (QADD): it saturates only for a value
-// within 2^(shift - 1) of INT32_MAX, whose result, more than 2^29 either
-// way, clamps to the same bound as the exact one.
+// rounding constants, so a kernel spends no instruction on them.
 struct ChannelStage {
   int32_t bias;
   int32_t multiplier;
-  int32_t half;
-  int16_t left_shift;
+  int32_t half;            // 2^(right_shift - 1), or 0
+  int16_t left_shift;      // kBounded: the multiplier's left shift + 1
   int8_t right_shift;
-  int8_t negative_fix;
+  int8_t negative_mask;    // -1 when right_shift > 0: a negative value rounds from one less
 };
 
-inline ChannelStage channel_stage(int32_t bias, QuantizedMultiplier m) {
+// A conv-like op's stages, one per output channel, and their form.
+struct ChannelStages {
+  const ChannelStage* table;
+  StageForm form;
+};
+
+inline ChannelStage channel_stage(int32_t bias, QuantizedMultiplier m, StageForm form) {
   const DeviceMultiplier d(m);
   const int32_t half = d.right_shift > 0 ? int32_t{1} << (d.right_shift - 1) : 0;
-  return ChannelStage{bias, d.multiplier, half, static_cast<int16_t>(d.left_shift), static_cast<int8_t>(d.right_shift),
-                      static_cast<int8_t>(d.right_shift > 0 ? 1 : 0)};
+  const int32_t left = d.left_shift + (form == StageForm::kBounded ? 1 : 0);
+  return ChannelStage{bias, d.multiplier, half, static_cast<int16_t>(left), static_cast<int8_t>(d.right_shift),
+                      static_cast<int8_t>(d.right_shift > 0 ? -1 : 0)};
+}
+
+// Whether a channel whose sums before the bias are at most `sum_bound` in
+// magnitude (for every input) may take StageForm::kBounded.
+inline bool channel_stage_fits(int32_t bias, QuantizedMultiplier m, int64_t sum_bound) {
+  const DeviceMultiplier d(m);
+  if (d.left_shift >= 30) return false;
+  const int64_t bias_magnitude = bias < 0 ? -int64_t{bias} : int64_t{bias};
+  return sum_bound + bias_magnitude < (int64_t{1} << (30 - d.left_shift));
 }
 
 // TFLite's int8 output stage of `acc` in one channel: + bias,
-// MultiplyByQuantizedMultiplier, + output zero point, clamped to [lo, hi].
+// MultiplyByQuantizedMultiplier, + output zero point, clamped to [lo, hi];
+// kFullRange when [lo, hi] is int8's whole range (one SSAT).
+template <StageForm kForm, bool kFullRange>
 inline int32_t apply_stage(const ChannelStage& c, int32_t acc, int32_t output_offset, int32_t lo, int32_t hi) {
-  const auto total = static_cast<uint32_t>(acc) + static_cast<uint32_t>(c.bias);
-  const auto shifted = static_cast<int32_t>(total << c.left_shift);
-  const int64_t product = static_cast<int64_t>(shifted) * c.multiplier + (int64_t{1} << 30);
-  const auto high = static_cast<int32_t>(product >> 31);
-  const int32_t rounded = dsp::saturating_add(high, c.half) - (c.negative_fix & (high >> 31));
-  int32_t scaled = (rounded >> c.right_shift) + output_offset;
-  scaled = scaled < lo ? lo : scaled;
-  return scaled > hi ? hi : scaled;
+  const auto shifted = static_cast<int32_t>((static_cast<uint32_t>(acc) + static_cast<uint32_t>(c.bias))
+                                            << c.left_shift);
+  int32_t divided;  // the high half, divided by 2^right_shift with rounding
+  if constexpr (kForm == StageForm::kBounded) {
+    const int32_t high = dsp::multiply_high_rounded(shifted, c.multiplier);
+    divided = (high + c.half + (c.negative_mask & (high >> 31))) >> c.right_shift;
+  } else {
+    const int64_t product = static_cast<int64_t>(shifted) * c.multiplier + (int64_t{1} << 30);
+    const auto high = static_cast<int32_t>(product >> 31);
+    divided = static_cast<int32_t>((int64_t{high} + c.half + (c.negative_mask & (high >> 31))) >> c.right_shift);
+  }
+  const int32_t scaled = divided + output_offset;
+  if constexpr (kFullRange) {
+    return dsp::saturate_int8(scaled);
+  } else {
+    const int32_t low_clamped = scaled < lo ? lo : scaled;
+    return low_clamped > hi ? hi : low_clamped;
+  }
+}
+
+// Calls f.template operator()<kForm, kFullRange>() for the stages' form
+// and the range [lo, hi]: a kernel's loops compiled once per kind of
+// output stage, chosen once per call.
+template <class F>
+inline void with_output_stage(StageForm form, int32_t lo, int32_t hi, F&& f) {
+  const bool full_range = lo == -128 && hi == 127;
+  if (form == StageForm::kBounded) {
+    if (full_range) {
+      f.template operator()<StageForm::kBounded, true>();
+    } else {
+      f.template operator()<StageForm::kBounded, false>();
+    }
+  } else if (full_range) {
+    f.template operator()<StageForm::kGeneral, true>();
+  } else {
+    f.template operator()<StageForm::kGeneral, false>();
+  }
 }
 
 }  // namespace dmo

@@ -16,6 +16,15 @@
 #define DMO_HAS_ARM_DSP 0
 #endif
 
+// For the small helpers of a kernel's hot loops (its store lambdas): GCC
+// may otherwise call them out of line once the kernel grows, spilling the
+// loop's registers at every call.
+#if defined(__GNUC__)
+#define DMO_ALWAYS_INLINE __attribute__((always_inline))
+#else
+#define DMO_ALWAYS_INLINE
+#endif
+
 namespace dmo::dsp {
 
 // Four bytes from any address (the M4 and M7 load unaligned words).
@@ -47,8 +56,15 @@ inline int32_t dual_multiply_add(uint32_t a, uint32_t b, int32_t acc) {
   return __smlad(a, b, acc);
 }
 
-// a + b saturated to int32 (QADD).
-inline int32_t saturating_add(int32_t a, int32_t b) { return __qadd(a, b); }
+// The high word of a * b + 2^31 (SMMULR).
+inline int32_t multiply_high_rounded(int32_t a, int32_t b) {
+  int32_t out;
+  asm("smmulr %0, %1, %2" : "=r"(out) : "r"(a), "r"(b));
+  return out;
+}
+
+// x saturated to [-128, 127] (SSAT #8).
+inline int32_t saturate_int8(int32_t x) { return __ssat(x, 8); }
 
 // acc + a.lane0 * b.lane0 (SMLABB) and acc + a.lane1 * b.lane1 (SMLATT).
 inline int32_t multiply_add_low(uint32_t a, uint32_t b, int32_t acc) {
@@ -93,10 +109,11 @@ inline int32_t dual_multiply_add(uint32_t a, uint32_t b, int32_t acc) {
   return wrap_add(wrap_add(acc, lane(a, 0) * lane(b, 0)), lane(a, 1) * lane(b, 1));
 }
 
-inline int32_t saturating_add(int32_t a, int32_t b) {
-  const int64_t sum = int64_t{a} + b;
-  return sum > INT32_MAX ? INT32_MAX : sum < INT32_MIN ? INT32_MIN : static_cast<int32_t>(sum);
+inline int32_t multiply_high_rounded(int32_t a, int32_t b) {
+  return static_cast<int32_t>((int64_t{a} * b + (int64_t{1} << 31)) >> 32);
 }
+
+inline int32_t saturate_int8(int32_t x) { return x < -128 ? -128 : x > 127 ? 127 : x; }
 
 inline int32_t multiply_add_low(uint32_t a, uint32_t b, int32_t acc) { return wrap_add(acc, lane(a, 0) * lane(b, 0)); }
 inline int32_t multiply_add_high(uint32_t a, uint32_t b, int32_t acc) { return wrap_add(acc, lane(a, 1) * lane(b, 1)); }

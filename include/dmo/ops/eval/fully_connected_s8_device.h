@@ -25,7 +25,7 @@ bool fully_connected_s8_device_applies(const IO& io) {
 
 template <class Requantization, class IO>
 void fully_connected_s8_device(const FullyConnectedGeometry& g, const Requantization& q, const IO& io,
-                               const ChannelStage* stages) {
+                               ChannelStages stages) {
   const auto* input = reinterpret_cast<const int8_t*>(io.input(0).data);
   const auto* weights = reinterpret_cast<const int8_t*>(io.input(1).data);
   auto* output = reinterpret_cast<int8_t*>(io.output(0).data);

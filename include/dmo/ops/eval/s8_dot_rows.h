@@ -106,7 +106,7 @@ inline void pack_weight_rows(const int8_t* rows, int32_t count, int32_t depth, i
 struct DotRowsOutput {
   const int8_t* packed_rows;
   int32_t rows, depth;
-  const ChannelStage* stages;
+  ChannelStages stages;
   int32_t output_offset, min, max;
 };
 
@@ -138,15 +138,15 @@ struct Int8Column {
 
 // out[r] = requantized (column . row r + offset_term + bias[r]) for every
 // row, four rows at a time, each stored after its four inner products.
-template <class Column>
-inline void dot_rows_to_s8(const Column column, int32_t offset_term, const DotRowsOutput d, int8_t* out) {
+template <StageForm kForm, bool kFullRange, class Column>
+inline void dot_rows_to_s8_staged(const Column column, int32_t offset_term, const DotRowsOutput d, int8_t* out) {
   // Locals, not loads through `d`: the int8 stores may alias anything.
   const int32_t depth = d.depth, whole = depth / 4 * 4, tail = depth - whole, rows = d.rows;
-  const ChannelStage* const stages = d.stages;
+  const ChannelStage* const stages = d.stages.table;
   const int32_t output_offset = d.output_offset, min = d.min, max = d.max;
   const int8_t* w = d.packed_rows;
-  auto store = [=](int32_t r, int32_t acc) {
-    out[r] = static_cast<int8_t>(apply_stage(stages[r], acc, output_offset, min, max));
+  auto store = [=](int32_t r, int32_t acc) DMO_ALWAYS_INLINE {
+    out[r] = static_cast<int8_t>(apply_stage<kForm, kFullRange>(stages[r], acc, output_offset, min, max));
   };
   int32_t r = 0;
   for (; r + 4 <= rows; r += 4) {
@@ -194,22 +194,30 @@ inline void dot_rows_to_s8(const Column column, int32_t offset_term, const DotRo
   }
 }
 
+template <class Column>
+inline void dot_rows_to_s8(const Column column, int32_t offset_term, const DotRowsOutput d, int8_t* out) {
+  with_output_stage(d.stages.form, d.min, d.max, [&]<StageForm kForm, bool kFullRange>() {
+    dot_rows_to_s8_staged<kForm, kFullRange>(column, offset_term, d, out);
+  });
+}
+
 // dot_rows_to_s8 for two interleaved columns (widen_column_pair): each
 // weight word is unpacked once for both, two rows of a group at a time.
 // Every output of both is stored after both columns were read.
-inline void dot_rows_pair_to_s8(const int16_t* column, int32_t first_term, int32_t second_term,
-                                const DotRowsOutput d, int8_t* first_out, int8_t* second_out) {
+template <StageForm kForm, bool kFullRange>
+inline void dot_rows_pair_to_s8_staged(const int16_t* column, int32_t first_term, int32_t second_term,
+                                        const DotRowsOutput d, int8_t* first_out, int8_t* second_out) {
   const int32_t depth = d.depth, whole = depth / 4 * 4, tail = depth - whole, rows = d.rows;
-  const ChannelStage* const stages = d.stages;
+  const ChannelStage* const stages = d.stages.table;
   const int32_t output_offset = d.output_offset, min = d.min, max = d.max;
   const int16_t* const first_tail = column + 2 * whole;
   const int16_t* const second_tail = first_tail + tail;
   // A row's stage copied once for both outputs: after the first store the
   // table would be loaded again (an int8 store may alias it).
-  auto store_both = [=](int32_t r, int32_t first_acc, int32_t second_acc) {
+  auto store_both = [=](int32_t r, int32_t first_acc, int32_t second_acc) DMO_ALWAYS_INLINE {
     const ChannelStage stage = stages[r];
-    first_out[r] = static_cast<int8_t>(apply_stage(stage, first_acc, output_offset, min, max));
-    second_out[r] = static_cast<int8_t>(apply_stage(stage, second_acc, output_offset, min, max));
+    first_out[r] = static_cast<int8_t>(apply_stage<kForm, kFullRange>(stage, first_acc, output_offset, min, max));
+    second_out[r] = static_cast<int8_t>(apply_stage<kForm, kFullRange>(stage, second_acc, output_offset, min, max));
   };
   const int8_t* w = d.packed_rows;
   int32_t r = 0;
@@ -266,6 +274,13 @@ inline void dot_rows_pair_to_s8(const int16_t* column, int32_t first_term, int32
     }
     store_both(r, a0, b0);
   }
+}
+
+inline void dot_rows_pair_to_s8(const int16_t* column, int32_t first_term, int32_t second_term,
+                                const DotRowsOutput d, int8_t* first_out, int8_t* second_out) {
+  with_output_stage(d.stages.form, d.min, d.max, [&]<StageForm kForm, bool kFullRange>() {
+    dot_rows_pair_to_s8_staged<kForm, kFullRange>(column, first_term, second_term, d, first_out, second_out);
+  });
 }
 
 }  // namespace dmo
