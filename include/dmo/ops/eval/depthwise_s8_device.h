@@ -110,20 +110,177 @@ void depthwise_s8_device_staged(const DepthwiseGeometry& g, const Requantization
   // the second term per channel in `window_terms` (depthwise_window_terms).
   const int32_t* const folded = filter_offset == 0 ? window_terms : nullptr;
 
+  // One output pixel whose window's taps inside the input start at
+  // `first_tap` (weights at `first_weights`) and span tap_rows x tap_cols.
+  auto compute_pixel = [&](int8_t* pixel, const int8_t* first_tap, const int8_t* first_weights, int32_t tap_rows,
+                           int32_t tap_cols) DMO_ALWAYS_INLINE {
+    int32_t c = 0;
+    if (multiplier == 1 && folded != nullptr && tap_rows == 3 && tap_cols == 3 && g.filter_height == 3 &&
+        g.filter_width == 3) {
+      // The common whole 3x3 window, unrolled; each tap's words used up
+      // before the next tap's are loaded (no spills on a Cortex-M).
+      for (; c + 4 <= channels; c += 4) {
+        FourChannelSums sums{folded[c], folded[c + 1], folded[c + 2], folded[c + 3]};
+        const int8_t* in_row = first_tap + c;
+        const int8_t* w_at = first_weights + c;
+        auto tap = [&](const int8_t* at, const int8_t* w) DMO_ALWAYS_INLINE {
+          sums.add_words(dsp::load_word(at), dsp::load_word(w));
+          dsp::schedule_barrier();
+        };
+        for (int32_t fy = 0; fy < 3; ++fy, in_row += tap_row, w_at += weight_row) {
+          tap(in_row, w_at);
+          tap(in_row + tap_col, w_at + channels);
+          tap(in_row + 2 * tap_col, w_at + 2 * channels);
+        }
+        store4(pixel, c, sums);
+      }
+    }
+    if (multiplier == 1 && folded != nullptr && tap_rows == g.filter_height && tap_cols == g.filter_width) {
+      for (; c + 4 <= channels; c += 4) {
+        FourChannelSums sums{folded[c], folded[c + 1], folded[c + 2], folded[c + 3]};
+        const int8_t* in_row = first_tap + c;
+        const int8_t* w_at = first_weights + c;
+        for (int32_t fy = 0; fy < tap_rows; ++fy, in_row += tap_row) {
+          const int8_t* at = in_row;
+#pragma GCC unroll 3
+          for (int32_t fx = 0; fx < tap_cols; ++fx, at += tap_col, w_at += channels) {
+            sums.add_words(dsp::load_word(at), dsp::load_word(w_at));
+          }
+        }
+        store4(pixel, c, sums);
+      }
+    }
+    for (; multiplier == 1 && c + 4 <= channels; c += 4) {
+      FourChannelSums sums{0, 0, 0, 0};
+      const int8_t* in_row = first_tap + c;
+      const int8_t* w_row = first_weights + c;
+      for (int32_t fy = 0; fy < tap_rows; ++fy, in_row += tap_row, w_row += weight_row) {
+        const int8_t* at = in_row;
+        const int8_t* w_at = w_row;
+        for (int32_t fx = 0; fx < tap_cols; ++fx, at += tap_col, w_at += channels) {
+          const uint32_t x4 = dsp::load_word(at), w4 = dsp::load_word(w_at);
+          sums.add(dsp::add_pairs(dsp::sign_extend_even_bytes(x4), input_offsets),
+                   dsp::add_pairs(dsp::sign_extend_odd_bytes(x4), input_offsets),
+                   dsp::add_pairs(dsp::sign_extend_even_bytes(w4), filter_offsets),
+                   dsp::add_pairs(dsp::sign_extend_odd_bytes(w4), filter_offsets));
+        }
+      }
+      store4(pixel, c, sums);
+    }
+    if (folded != nullptr && multiplier % 4 == 0 && tap_rows == 3 && tap_cols == 3 && g.filter_height == 3 &&
+        g.filter_width == 3) {
+      // The whole 3x3 window of a multiplier of four or more (a
+      // MobileNet's first layer: one input channel to eight), unrolled:
+      // per four output channels, each tap one input byte against one
+      // weight word.
+      for (int32_t ic = 0; ic < g.input_depth; ++ic) {
+        for (int32_t m = 0; m < multiplier; m += 4) {
+          const int32_t first = ic * multiplier + m;
+          FourChannelSums sums{folded[first], folded[first + 1], folded[first + 2], folded[first + 3]};
+          const int8_t* in_row = first_tap + ic;
+          const int8_t* w_at = first_weights + first;
+          auto tap = [&](const int8_t* at, const int8_t* w) DMO_ALWAYS_INLINE {
+            sums.add_value(*at, dsp::load_word(w));
+            dsp::schedule_barrier();
+          };
+          for (int32_t fy = 0; fy < 3; ++fy, in_row += tap_row, w_at += weight_row) {
+            tap(in_row, w_at);
+            tap(in_row + tap_col, w_at + channels);
+            tap(in_row + 2 * tap_col, w_at + 2 * channels);
+          }
+          store4(pixel, first, sums);
+        }
+      }
+      return;
+    }
+    if (multiplier > 1 && filter_offset == 0 && tap_rows * tap_cols <= kMaxMultiplierTaps) {
+      // Each input channel's taps read once (zero point removed), then
+      // its `multiplier` output channels, four at a time.
+      int32_t x[kMaxMultiplierTaps];
+      for (int32_t ic = 0; ic < g.input_depth; ++ic) {
+        int32_t n = 0;
+        const int8_t* in_row = first_tap + ic;
+        for (int32_t fy = 0; fy < tap_rows; ++fy, in_row += tap_row) {
+          for (int32_t fx = 0; fx < tap_cols; ++fx) x[n++] = in_row[fx * tap_col] + input_offset;
+        }
+        const int32_t first_channel = ic * multiplier;
+        int32_t m = 0;
+        for (; m + 4 <= multiplier; m += 4) {
+          int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+          const int8_t* w_row = first_weights + first_channel + m;
+          n = 0;
+          for (int32_t fy = 0; fy < tap_rows; ++fy, w_row += weight_row) {
+            const int8_t* w_at = w_row;
+            for (int32_t fx = 0; fx < tap_cols; ++fx, w_at += channels) {
+              const uint32_t w4 = dsp::load_word(w_at), xv = static_cast<uint32_t>(x[n++]);
+              const uint32_t w_even = dsp::sign_extend_even_bytes(w4), w_odd = dsp::sign_extend_odd_bytes(w4);
+              a0 = dsp::multiply_add_low(xv, w_even, a0);
+              a2 = dsp::multiply_add_low_by_high(xv, w_even, a2);
+              a1 = dsp::multiply_add_low(xv, w_odd, a1);
+              a3 = dsp::multiply_add_low_by_high(xv, w_odd, a3);
+            }
+          }
+          stage(pixel, first_channel + m, a0);
+          stage(pixel, first_channel + m + 1, a1);
+          stage(pixel, first_channel + m + 2, a2);
+          stage(pixel, first_channel + m + 3, a3);
+        }
+        for (; m < multiplier; ++m) {
+          int32_t acc = 0;
+          const int8_t* w_row = first_weights + first_channel + m;
+          n = 0;
+          for (int32_t fy = 0; fy < tap_rows; ++fy, w_row += weight_row) {
+            for (int32_t fx = 0; fx < tap_cols; ++fx) acc = dsp::multiply_add(x[n++], w_row[fx * channels], acc);
+          }
+          stage(pixel, first_channel + m, acc);
+        }
+      }
+      return;
+    }
+    for (; c < channels; ++c) {
+      int32_t acc = 0;
+      const int8_t* in_row = first_tap + c / multiplier;
+      const int8_t* w_row = first_weights + c;
+      for (int32_t fy = 0; fy < tap_rows; ++fy, in_row += tap_row, w_row += weight_row) {
+        for (int32_t fx = 0; fx < tap_cols; ++fx) {
+          acc = dsp::multiply_add(in_row[fx * tap_col] + input_offset, w_row[fx * channels] + filter_offset, acc);
+        }
+      }
+      stage(pixel, c, acc);
+    }
+  };
+
   const bool descending = io.descending;
   const IndexRange rows = io.region.rows(g.output_height);
   const IndexRange cols = io.region.cols(g.output_width);
+  // Output columns whose window is inside the input's width:
+  // out_x * stride - pad >= 0 and out_x * stride - pad + (filter - 1) * dilation < width.
+  const int32_t first_inner = (g.pad_width + g.stride_width - 1) / g.stride_width;
+  const int32_t last_start = g.input_width - 1 - (g.filter_width - 1) * g.dilation_width + g.pad_width;
+  const int32_t end_inner = last_start < 0 ? 0 : last_start / g.stride_width + 1;
+  const IndexRange inner_columns{cols.begin > first_inner ? cols.begin : first_inner,
+                                 cols.end < end_inner ? cols.end : end_inner};
   for (int32_t b = 0; b < g.batches; ++b) {
     const int32_t batch = walk_index(b, g.batches, descending);
     for (int32_t y = 0; y < rows.size(); ++y) {
       const int32_t out_y = walk_index(y, rows, descending);
       const int32_t in_y0 = out_y * g.stride_height - g.pad_height;
       const TapSpan ys = taps_inside_closed_form(in_y0, g.dilation_height, g.filter_height, g.input_height);
+      // The row's pixels whose whole window lies inside the input need no
+      // clipping: their pointers are one multiply-add away.
+      const bool whole_rows = ys.first == 0 && ys.last == g.filter_height - 1;
+      const IndexRange inner = whole_rows ? inner_columns : IndexRange{};
+      const int8_t* const input_row = whole_rows ? input + in.pixel(batch, in_y0, 0) : input;
+      int8_t* const out_row = output + out.pixel(batch, out_y, 0);
       for (int32_t x = 0; x < cols.size(); ++x) {
         const int32_t out_x = walk_index(x, cols, descending);
         const int32_t in_x0 = out_x * g.stride_width - g.pad_width;
+        int8_t* const pixel = out_row + out_x * out.col;
+        if (out_x >= inner.begin && out_x < inner.end) {
+          compute_pixel(pixel, input_row + in_x0 * in.col, weights, g.filter_height, g.filter_width);
+          continue;
+        }
         const TapSpan xs = taps_inside_closed_form(in_x0, g.dilation_width, g.filter_width, g.input_width);
-        int8_t* pixel = output + out.pixel(batch, out_y, out_x);
         if (ys.first > ys.last || xs.first > xs.last) {
           for (int32_t c = 0; c < channels; ++c) stage(pixel, c, 0);
           continue;
@@ -131,141 +288,7 @@ void depthwise_s8_device_staged(const DepthwiseGeometry& g, const Requantization
         const int8_t* first_tap =
             input + in.pixel(batch, in_y0 + ys.first * g.dilation_height, in_x0 + xs.first * g.dilation_width);
         const int8_t* first_weights = weights + (ys.first * g.filter_width + xs.first) * channels;
-        const int32_t tap_rows = ys.last - ys.first + 1, tap_cols = xs.last - xs.first + 1;
-        int32_t c = 0;
-        if (multiplier == 1 && folded != nullptr && tap_rows == 3 && tap_cols == 3 && g.filter_height == 3 &&
-            g.filter_width == 3) {
-          // The common whole 3x3 window, unrolled; each tap's words used up
-          // before the next tap's are loaded (no spills on a Cortex-M).
-          for (; c + 4 <= channels; c += 4) {
-            FourChannelSums sums{folded[c], folded[c + 1], folded[c + 2], folded[c + 3]};
-            const int8_t* in_row = first_tap + c;
-            const int8_t* w_at = first_weights + c;
-            auto tap = [&](const int8_t* at, const int8_t* w) DMO_ALWAYS_INLINE {
-              sums.add_words(dsp::load_word(at), dsp::load_word(w));
-              dsp::schedule_barrier();
-            };
-            for (int32_t fy = 0; fy < 3; ++fy, in_row += tap_row, w_at += weight_row) {
-              tap(in_row, w_at);
-              tap(in_row + tap_col, w_at + channels);
-              tap(in_row + 2 * tap_col, w_at + 2 * channels);
-            }
-            store4(pixel, c, sums);
-          }
-        }
-        if (multiplier == 1 && folded != nullptr && tap_rows == g.filter_height && tap_cols == g.filter_width) {
-          for (; c + 4 <= channels; c += 4) {
-            FourChannelSums sums{folded[c], folded[c + 1], folded[c + 2], folded[c + 3]};
-            const int8_t* in_row = first_tap + c;
-            const int8_t* w_at = first_weights + c;
-            for (int32_t fy = 0; fy < tap_rows; ++fy, in_row += tap_row) {
-              const int8_t* at = in_row;
-#pragma GCC unroll 3
-              for (int32_t fx = 0; fx < tap_cols; ++fx, at += tap_col, w_at += channels) {
-                sums.add_words(dsp::load_word(at), dsp::load_word(w_at));
-              }
-            }
-            store4(pixel, c, sums);
-          }
-        }
-        for (; multiplier == 1 && c + 4 <= channels; c += 4) {
-          FourChannelSums sums{0, 0, 0, 0};
-          const int8_t* in_row = first_tap + c;
-          const int8_t* w_row = first_weights + c;
-          for (int32_t fy = 0; fy < tap_rows; ++fy, in_row += tap_row, w_row += weight_row) {
-            const int8_t* at = in_row;
-            const int8_t* w_at = w_row;
-            for (int32_t fx = 0; fx < tap_cols; ++fx, at += tap_col, w_at += channels) {
-              const uint32_t x4 = dsp::load_word(at), w4 = dsp::load_word(w_at);
-              sums.add(dsp::add_pairs(dsp::sign_extend_even_bytes(x4), input_offsets),
-                       dsp::add_pairs(dsp::sign_extend_odd_bytes(x4), input_offsets),
-                       dsp::add_pairs(dsp::sign_extend_even_bytes(w4), filter_offsets),
-                       dsp::add_pairs(dsp::sign_extend_odd_bytes(w4), filter_offsets));
-            }
-          }
-          store4(pixel, c, sums);
-        }
-        if (folded != nullptr && multiplier % 4 == 0 && tap_rows == 3 && tap_cols == 3 && g.filter_height == 3 &&
-            g.filter_width == 3) {
-          // The whole 3x3 window of a multiplier of four or more (a
-          // MobileNet's first layer: one input channel to eight), unrolled:
-          // per four output channels, each tap one input byte against one
-          // weight word.
-          for (int32_t ic = 0; ic < g.input_depth; ++ic) {
-            for (int32_t m = 0; m < multiplier; m += 4) {
-              const int32_t first = ic * multiplier + m;
-              FourChannelSums sums{folded[first], folded[first + 1], folded[first + 2], folded[first + 3]};
-              const int8_t* in_row = first_tap + ic;
-              const int8_t* w_at = first_weights + first;
-              auto tap = [&](const int8_t* at, const int8_t* w) DMO_ALWAYS_INLINE {
-                sums.add_value(*at, dsp::load_word(w));
-                dsp::schedule_barrier();
-              };
-              for (int32_t fy = 0; fy < 3; ++fy, in_row += tap_row, w_at += weight_row) {
-                tap(in_row, w_at);
-                tap(in_row + tap_col, w_at + channels);
-                tap(in_row + 2 * tap_col, w_at + 2 * channels);
-              }
-              store4(pixel, first, sums);
-            }
-          }
-          continue;
-        }
-        if (multiplier > 1 && filter_offset == 0 && tap_rows * tap_cols <= kMaxMultiplierTaps) {
-          // Each input channel's taps read once (zero point removed), then
-          // its `multiplier` output channels, four at a time.
-          int32_t x[kMaxMultiplierTaps];
-          for (int32_t ic = 0; ic < g.input_depth; ++ic) {
-            int32_t n = 0;
-            const int8_t* in_row = first_tap + ic;
-            for (int32_t fy = 0; fy < tap_rows; ++fy, in_row += tap_row) {
-              for (int32_t fx = 0; fx < tap_cols; ++fx) x[n++] = in_row[fx * tap_col] + input_offset;
-            }
-            const int32_t first_channel = ic * multiplier;
-            int32_t m = 0;
-            for (; m + 4 <= multiplier; m += 4) {
-              int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-              const int8_t* w_row = first_weights + first_channel + m;
-              n = 0;
-              for (int32_t fy = 0; fy < tap_rows; ++fy, w_row += weight_row) {
-                const int8_t* w_at = w_row;
-                for (int32_t fx = 0; fx < tap_cols; ++fx, w_at += channels) {
-                  const uint32_t w4 = dsp::load_word(w_at), xv = static_cast<uint32_t>(x[n++]);
-                  const uint32_t w_even = dsp::sign_extend_even_bytes(w4), w_odd = dsp::sign_extend_odd_bytes(w4);
-                  a0 = dsp::multiply_add_low(xv, w_even, a0);
-                  a2 = dsp::multiply_add_low_by_high(xv, w_even, a2);
-                  a1 = dsp::multiply_add_low(xv, w_odd, a1);
-                  a3 = dsp::multiply_add_low_by_high(xv, w_odd, a3);
-                }
-              }
-              stage(pixel, first_channel + m, a0);
-              stage(pixel, first_channel + m + 1, a1);
-              stage(pixel, first_channel + m + 2, a2);
-              stage(pixel, first_channel + m + 3, a3);
-            }
-            for (; m < multiplier; ++m) {
-              int32_t acc = 0;
-              const int8_t* w_row = first_weights + first_channel + m;
-              n = 0;
-              for (int32_t fy = 0; fy < tap_rows; ++fy, w_row += weight_row) {
-                for (int32_t fx = 0; fx < tap_cols; ++fx) acc = dsp::multiply_add(x[n++], w_row[fx * channels], acc);
-              }
-              stage(pixel, first_channel + m, acc);
-            }
-          }
-          continue;
-        }
-        for (; c < channels; ++c) {
-          int32_t acc = 0;
-          const int8_t* in_row = first_tap + c / multiplier;
-          const int8_t* w_row = first_weights + c;
-          for (int32_t fy = 0; fy < tap_rows; ++fy, in_row += tap_row, w_row += weight_row) {
-            for (int32_t fx = 0; fx < tap_cols; ++fx) {
-              acc = dsp::multiply_add(in_row[fx * tap_col] + input_offset, w_row[fx * channels] + filter_offset, acc);
-            }
-          }
-          stage(pixel, c, acc);
-        }
+        compute_pixel(pixel, first_tap, first_weights, ys.last - ys.first + 1, xs.last - xs.first + 1);
       }
     }
   }
