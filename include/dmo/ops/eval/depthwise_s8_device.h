@@ -127,6 +127,7 @@ void depthwise_s8_device_staged(const DepthwiseGeometry& g, const Requantization
           sums.add_words(dsp::load_word(at), dsp::load_word(w));
           dsp::schedule_barrier();
         };
+#pragma GCC unroll 3
         for (int32_t fy = 0; fy < 3; ++fy, in_row += tap_row, w_at += weight_row) {
           tap(in_row, w_at);
           tap(in_row + tap_col, w_at + channels);
@@ -183,6 +184,7 @@ void depthwise_s8_device_staged(const DepthwiseGeometry& g, const Requantization
             sums.add_value(*at, dsp::load_word(w));
             dsp::schedule_barrier();
           };
+#pragma GCC unroll 3
           for (int32_t fy = 0; fy < 3; ++fy, in_row += tap_row, w_at += weight_row) {
             tap(in_row, w_at);
             tap(in_row + tap_col, w_at + channels);

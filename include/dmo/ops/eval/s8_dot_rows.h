@@ -227,6 +227,7 @@ inline void dot_rows_pair_to_s8_staged(const int16_t* column, int32_t first_term
       const int16_t* c = column;
       const int16_t* const end = column + 2 * whole;
       const int8_t* wp = w + 8 * half;
+#pragma GCC unroll 4
       for (; c != end; c += 8, wp += 16) {
         const uint32_t a_even = dsp::load_word(c), a_odd = dsp::load_word(c + 2);
         const uint32_t b_even = dsp::load_word(c + 4), b_odd = dsp::load_word(c + 6);
