@@ -108,6 +108,8 @@ TEST_P(CodegenCortexM4, RunsUnderQemuWithTheInterpretersHashAndThePlannedArena) 
   const Shell run = shell("make -s -C " + dir + " run");
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_EQ(run.status, 0) << run.out;
+  // The project builds without a warning (-Wall -Wextra).
+  EXPECT_EQ(run.out.find("warning:"), std::string::npos) << run.out;
   EXPECT_EQ(field(run.out, "outputs_fnv1a64"), interpreter_hash(model)) << run.out;
   const int64_t planned = codegen_arena(generated.out);
   EXPECT_EQ(std::stoll(field(run.out, "arena_bytes")), planned) << run.out;

@@ -78,7 +78,7 @@ class ModelWriter {
     head_ += fmt::format("// The planned arena: {} bytes, 16-byte aligned as TFLM's.\n", arena_bytes);
     head_ += fmt::format("alignas(16) uint8_t dmo_arena[{}];\n", std::max<int64_t>(arena_bytes, 1));
     head_ += fmt::format("const int64_t dmo_arena_bytes = {};\n\n", arena_bytes);
-    std::string run = "void dmo_run() {\n  DeviceMemory memory;\n";
+    std::string run = "void dmo_run() {\n  [[maybe_unused]] DeviceMemory memory;  // for the shared reference nests\n";
     const Schedule& schedule = interpreter_.schedule();
     for (size_t i = 0; i < schedule.steps.size(); ++i) run += step(i, schedule.steps[i]);
     run += "}\n";

@@ -145,11 +145,12 @@ inline void dot_rows_to_s8_staged(const Column column, int32_t offset_term, cons
   const ChannelStage* const stages = d.stages.table;
   const int32_t output_offset = d.output_offset, min = d.min, max = d.max;
   const int8_t* w = d.packed_rows;
-  auto store = [=](int32_t r, int32_t acc) DMO_ALWAYS_INLINE {
+  auto store = [=](int32_t r, int32_t acc) {
     out[r] = static_cast<int8_t>(apply_stage<kForm, kFullRange>(stages[r], acc, output_offset, min, max));
   };
+  const int32_t grouped = rows / 4 * 4;  // rows of whole groups of four
   int32_t r = 0;
-  for (; r + 4 <= rows; r += 4) {
+  for (; r < grouped; r += 4) {
     int32_t a0 = offset_term, a1 = offset_term, a2 = offset_term, a3 = offset_term;
     for (int32_t k = 0; k < whole; k += 4, w += 16) {
       uint32_t even, odd;
