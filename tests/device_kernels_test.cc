@@ -100,7 +100,10 @@ Window2d random_window(std::mt19937& rng, bool depthwise) {
   }
 }
 
-OneOp conv_layer(const Window2d& w, std::mt19937& rng, bool depthwise) {
+// `dead_channel`: output channel 0 has zero weights and a bias near the
+// int32 limit (as converters leave a pruned channel), so its output is
+// one value.
+OneOp conv_layer(const Window2d& w, std::mt19937& rng, bool depthwise, bool dead_channel = false) {
   GraphBuilder b("device_kernels_test");
   OneOp m;
   m.input = b.add_tensor("input", DataType::kInt8, {1, w.height, w.width, w.channels},
@@ -109,10 +112,17 @@ OneOp conv_layer(const Window2d& w, std::mt19937& rng, bool depthwise) {
                                        : Shape{w.out_channels, w.filter_h, w.filter_w, w.channels};
   const size_t filter_elements = static_cast<size_t>(w.filter_h * w.filter_w * w.out_channels *
                                                      (depthwise ? 1 : w.channels));
-  const int32_t filter = b.add_constant_values<int8_t>("filter", DataType::kInt8, filter_shape,
-                                                       random_weights(rng, filter_elements),
+  std::vector<int8_t> weights = random_weights(rng, filter_elements);
+  std::vector<int32_t> biases(static_cast<size_t>(w.out_channels));
+  for (int32_t& v : biases) v = pick(rng, -3000, 3000);
+  if (dead_channel) {
+    const size_t row = filter_elements / static_cast<size_t>(w.out_channels);
+    for (size_t i = 0; i < row; ++i) weights[depthwise ? i * static_cast<size_t>(w.out_channels) : i] = 0;
+    biases[0] = (pick(rng, 0, 1) == 0 ? 1 : -1) * (INT32_MAX - pick(rng, 0, 100000));
+  }
+  const int32_t filter = b.add_constant_values<int8_t>("filter", DataType::kInt8, filter_shape, weights,
                                                        per_channel(rng, w.out_channels, depthwise ? 3 : 0));
-  const int32_t bias = add_bias(b, rng, w.out_channels);
+  const int32_t bias = b.add_constant_values<int32_t>("bias", DataType::kInt32, {w.out_channels}, biases);
   m.output = b.add_tensor("output", DataType::kInt8, {1, w.out_h(), w.out_w(), w.out_channels},
                           per_tensor(0.1f, pick(rng, -20, 20)));
   if (depthwise) {
@@ -284,6 +294,8 @@ std::vector<uint8_t> device_output(OneOp& m, const std::vector<uint8_t>& input, 
     if (built) table = *built;
     if (form == StageForm::kGeneral) {
       for (size_t c = 0; c < table.table.size(); ++c) {
+        // A constant channel's stage (no multiplier) holds in both forms.
+        if (table.table[c].multiplier == 0) continue;
         table.table[c] = channel_stage(table.table[c].bias, k.requantization.multipliers[c], StageForm::kGeneral);
       }
       table.form = StageForm::kGeneral;
@@ -444,6 +456,25 @@ TEST(DeviceKernels, DepthwiseMatchesTheReferenceOnRandomShapesAndAtItsSafeOverla
     const Window2d w = random_window(rng, true);
     OneOp m = conv_layer(w, rng, true);
     expect_device_matches_reference(m, rng, "depthwise " + w.text());
+  }
+}
+
+// A channel whose bias is too large for the bounded stage form but whose
+// output is one value keeps the table in the bounded form.
+TEST(DeviceKernels, AConstantChannelKeepsTheBoundedStageForm) {
+  std::mt19937 rng(17);
+  for (int i = 0; i < 100; ++i) {
+    const bool depthwise = i % 2 == 1;
+    const Window2d w = random_window(rng, depthwise);
+    OneOp m = conv_layer(w, rng, depthwise, true);
+    const Interpreter interpreter(m.graph, unshared_placement(m.graph.main()),
+                                  test::schedule_for(m, KernelFamily::kTflmReference));
+    const std::optional<DeviceChannelStages> stages =
+        device_channel_stages(m.graph.main(), m.graph.main().ops[0], *interpreter.prepared(0).device);
+    ASSERT_TRUE(stages.has_value());
+    EXPECT_EQ(stages->form, StageForm::kBounded) << w.text();
+    EXPECT_EQ(stages->table[0].multiplier, 0) << w.text();
+    expect_device_matches_reference(m, rng, "dead channel " + w.text());
   }
 }
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 
 namespace dmo {
 
@@ -30,6 +31,23 @@ std::vector<int64_t> weight_magnitudes(const Tensor& filter, const DeviceKernel&
   return sums;
 }
 
+// The one output a channel gives for every sum before the bias within
+// [-sum_bound, sum_bound], if it gives one: the output stage is monotonic
+// in the sum while the shifted total stays within int32, so the two ends
+// decide.
+std::optional<int32_t> constant_output(int32_t bias, QuantizedMultiplier m, int64_t sum_bound,
+                                       const DeviceRequantization& q) {
+  const int32_t left = m.shift > 0 ? m.shift : 0;
+  auto output = [&](int64_t total) -> std::optional<int32_t> {
+    if (left >= 31 || total < -(int64_t{1} << (31 - left)) || total >= (int64_t{1} << (31 - left))) return std::nullopt;
+    const int32_t value = multiply_by_quantized_multiplier(static_cast<int32_t>(total), m) + q.output_offset;
+    return std::clamp(value, q.range.min, q.range.max);
+  };
+  const std::optional<int32_t> low = output(int64_t{bias} - sum_bound), high = output(int64_t{bias} + sum_bound);
+  if (!low || !high || *low != *high) return std::nullopt;
+  return low;
+}
+
 }  // namespace
 
 std::optional<DeviceChannelStages> device_channel_stages(const Subgraph& sg, const Op& op, const DeviceKernel& k) {
@@ -45,14 +63,21 @@ std::optional<DeviceChannelStages> device_channel_stages(const Subgraph& sg, con
   const std::vector<int64_t> magnitudes = weight_magnitudes(filter, k, channels);
   std::vector<int32_t> biases(channels, 0);
   if (bias != nullptr) std::memcpy(biases.data(), bias->data.data(), channels * sizeof(int32_t));
+  // Per channel: the bounded form fits, or the output is one value, or
+  // the whole table takes the general form.
   DeviceChannelStages stages;
+  std::vector<std::optional<int32_t>> constant(channels);
   for (size_t c = 0; c < channels; ++c) {
-    if (!channel_stage_fits(biases[c], q.multipliers[c], input_magnitude * magnitudes[c])) {
-      stages.form = StageForm::kGeneral;
-    }
+    const int64_t sum_bound = input_magnitude * magnitudes[c];
+    if (channel_stage_fits(biases[c], q.multipliers[c], sum_bound)) continue;
+    constant[c] = constant_output(biases[c], q.multipliers[c], sum_bound, q);
+    if (!constant[c]) stages.form = StageForm::kGeneral;
   }
   stages.table.reserve(channels);
-  for (size_t c = 0; c < channels; ++c) stages.table.push_back(channel_stage(biases[c], q.multipliers[c], stages.form));
+  for (size_t c = 0; c < channels; ++c) {
+    stages.table.push_back(constant[c] ? constant_channel_stage(*constant[c], q.output_offset)
+                                       : channel_stage(biases[c], q.multipliers[c], stages.form));
+  }
   return stages;
 }
 

@@ -77,6 +77,14 @@ inline bool channel_stage_fits(int32_t bias, QuantizedMultiplier m, int64_t sum_
   return sum_bound + bias_magnitude < (int64_t{1} << (30 - d.left_shift));
 }
 
+// A stage whose output is `value` for every sum, in either form (no
+// multiplier; the rounding constant carries the value): for a channel
+// whose outputs over all its possible sums are one value, as a channel
+// with zero weights and a bias too large for the bounded form gives.
+inline ChannelStage constant_channel_stage(int32_t value, int32_t output_offset) {
+  return ChannelStage{0, 0, value - output_offset, 1, 0, 0};
+}
+
 // TFLite's int8 output stage of `acc` in one channel: + bias,
 // MultiplyByQuantizedMultiplier, + output zero point, clamped to [lo, hi];
 // kFullRange when [lo, hi] is int8's whole range (one SSAT).
