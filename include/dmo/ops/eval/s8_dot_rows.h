@@ -228,23 +228,30 @@ inline void dot_rows_pair_to_s8_staged(const int16_t* column, int32_t first_term
       const int16_t* c = column;
       const int16_t* const end = column + 2 * whole;
       const int8_t* wp = w + 8 * half;
-#pragma GCC unroll 4
-      for (; c != end; c += 8, wp += 16) {
-        const uint32_t a_even = dsp::load_word(c), a_odd = dsp::load_word(c + 2);
-        const uint32_t b_even = dsp::load_word(c + 4), b_odd = dsp::load_word(c + 6);
-        uint32_t word = dsp::load_word(wp);
+      // Four elements of depth of both columns against two rows.
+      auto step = [&](const int16_t* at, const int8_t* weights) DMO_ALWAYS_INLINE {
+        const uint32_t a_even = dsp::load_word(at), a_odd = dsp::load_word(at + 2);
+        const uint32_t b_even = dsp::load_word(at + 4), b_odd = dsp::load_word(at + 6);
+        uint32_t word = dsp::load_word(weights);
         uint32_t w_even = dsp::sign_extend_even_bytes(word), w_odd = dsp::sign_extend_odd_bytes(word);
         a0 = dsp::dual_multiply_add(a_even, w_even, a0);
         a0 = dsp::dual_multiply_add(a_odd, w_odd, a0);
         b0 = dsp::dual_multiply_add(b_even, w_even, b0);
         b0 = dsp::dual_multiply_add(b_odd, w_odd, b0);
-        word = dsp::load_word(wp + 4);
+        word = dsp::load_word(weights + 4);
         w_even = dsp::sign_extend_even_bytes(word);
         w_odd = dsp::sign_extend_odd_bytes(word);
         a1 = dsp::dual_multiply_add(a_even, w_even, a1);
         a1 = dsp::dual_multiply_add(a_odd, w_odd, a1);
         b1 = dsp::dual_multiply_add(b_even, w_even, b1);
         b1 = dsp::dual_multiply_add(b_odd, w_odd, b1);
+      };
+      if (whole <= 8) {
+        // A short column: unrolling would cost more than it saves.
+        for (; c != end; c += 8, wp += 16) step(c, wp);
+      } else {
+#pragma GCC unroll 4
+        for (; c != end; c += 8, wp += 16) step(c, wp);
       }
       const int8_t* w_tail = w + 4 * whole + 2 * half * tail;
       for (int32_t k = 0; k < tail; ++k) {
