@@ -283,6 +283,7 @@ std::vector<uint8_t> device_output(OneOp& m, const std::vector<uint8_t>& input, 
   std::vector<int8_t> gather(4096);
   std::vector<int16_t> column(4096);
   std::vector<int32_t> window_terms;
+  std::vector<int8_t> packed_windows;
   const DeviceColumnBuffers scratch{gather.data(), column.data()};
   // Generated code's table of per-channel output stages, in its own form
   // or the general one.
@@ -315,8 +316,14 @@ std::vector<uint8_t> device_output(OneOp& m, const std::vector<uint8_t>& input, 
                                k.depthwise.filter_height * k.depthwise.filter_width, k.depthwise.output_depth,
                                k.requantization.input_offset, window_terms.data());
       }
+      if (k.depthwise.filter_height == 3 && k.depthwise.filter_width == 3) {
+        packed_windows.resize(static_cast<size_t>(packed_window_bytes(k.depthwise.output_depth)));
+        pack_windows_3x3(reinterpret_cast<const int8_t*>(o.inputs[1].data), k.depthwise.output_depth,
+                         packed_windows.data());
+      }
       depthwise_s8_device(k.depthwise, k.requantization, io, stages,
-                          window_terms.empty() ? nullptr : window_terms.data());
+                          window_terms.empty() ? nullptr : window_terms.data(),
+                          packed_windows.empty() ? nullptr : packed_windows.data());
       break;
     case DeviceLoops::kFullyConnected:
       EXPECT_TRUE(fully_connected_s8_device_applies(io));
@@ -453,7 +460,13 @@ TEST(DeviceKernels, PointwiseConvMatchesTheReferenceOnWideLayers) {
 TEST(DeviceKernels, DepthwiseMatchesTheReferenceOnRandomShapesAndAtItsSafeOverlap) {
   std::mt19937 rng(13);
   for (int i = 0; i < 300; ++i) {
-    const Window2d w = random_window(rng, true);
+    Window2d w = random_window(rng, true);
+    if (i % 3 == 0) {
+      // The unrolled 3x3 paths, on inputs with whole windows inside.
+      w.filter_h = w.filter_w = 3;
+      w.height = pick(rng, 2 * w.dilation + 1, 9);
+      w.width = pick(rng, 2 * w.dilation + 1, 9);
+    }
     OneOp m = conv_layer(w, rng, true);
     expect_device_matches_reference(m, rng, "depthwise " + w.text());
   }

@@ -254,6 +254,25 @@ class ModelWriter {
     return name;
   }
 
+  // A 3x3 depthwise filter packed for the unrolled whole-window paths
+  // (pack_windows_3x3), emitted once; "nullptr" where they do not run.
+  std::string packed_windows(int32_t op, const DeviceKernel& k) {
+    const DepthwiseGeometry& g = k.depthwise;
+    if (g.filter_height != 3 || g.filter_width != 3 || k.requantization.filter_offset != 0 || g.output_depth < 4) {
+      return "nullptr";
+    }
+    const std::string name = fmt::format("dmo_op_{}_windows", op);
+    const std::string pointer = fmt::format("reinterpret_cast<const int8_t*>({})", name);
+    if (!packed_windows_.insert(op).second) return pointer;
+    const Op& o = sg_.ops[static_cast<size_t>(op)];
+    const Tensor& filter = sg_.tensors[static_cast<size_t>(o.inputs[1])];
+    std::vector<uint8_t> packed(static_cast<size_t>(packed_window_bytes(g.output_depth)));
+    pack_windows_3x3(reinterpret_cast<const int8_t*>(filter.data.data()), g.output_depth,
+                     reinterpret_cast<int8_t*>(packed.data()));
+    body_ += fmt::format("alignas(4) static const uint8_t {}[] = {{\n{}}};\n", name, join_bytes(packed));
+    return pointer;
+  }
+
   // Whether an int8 device kernel runs this step (int8, channels adjacent,
   // for a conv-like op constant weights), with the stages it reads.
   struct DevicePath {
@@ -293,8 +312,8 @@ class ModelWriter {
         return fmt::format("conv_loops({0}_geometry, QuantizedConvArithmetic<int8_t>({0}_requantization), io, memory);", p);
       case DeviceLoops::kDepthwiseConv:
         if (device.runs) {
-          return fmt::format("depthwise_s8_device({0}_geometry, {0}_requantization, io, {1}, {2});", p,
-                             stages(op, device.stages), window_terms(op, k));
+          return fmt::format("depthwise_s8_device({0}_geometry, {0}_requantization, io, {1}, {2}, {3});", p,
+                             stages(op, device.stages), window_terms(op, k), packed_windows(op, k));
         }
         return fmt::format(
             "depthwise_loops({0}_geometry, QuantizedConvArithmetic<int8_t>({0}_requantization), io, memory);", p);
@@ -404,7 +423,7 @@ class ModelWriter {
   const Subgraph& sg_;
   const Interpreter& interpreter_;
   std::string head_, body_;
-  std::set<int32_t> constants_, packed_, dims_, states_, staged_, window_terms_;
+  std::set<int32_t> constants_, packed_, dims_, states_, staged_, window_terms_, packed_windows_;
   int64_t gather_bytes_ = 0, column_elements_ = 0;
 };
 

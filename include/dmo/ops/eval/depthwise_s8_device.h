@@ -45,6 +45,20 @@ inline void depthwise_window_terms(const int8_t* weights, int32_t taps, int32_t 
   }
 }
 
+// A 3x3 filter as the unrolled whole-window paths read it: per group of
+// four output channels, the nine taps' weight words one after another, so
+// one pointer with constant offsets reaches them all (the channels beyond
+// the last whole group are not kept). Generated code keeps it in flash.
+inline constexpr int32_t kWindowTaps3x3 = 9;
+inline int32_t packed_window_bytes(int32_t channels) { return channels / 4 * 4 * kWindowTaps3x3; }
+inline void pack_windows_3x3(const int8_t* weights, int32_t channels, int8_t* packed) {
+  for (int32_t c = 0; c + 4 <= channels; c += 4) {
+    for (int32_t t = 0; t < kWindowTaps3x3; ++t) {
+      for (int32_t b = 0; b < 4; ++b) *packed++ = weights[t * channels + c + b];
+    }
+  }
+}
+
 // The sums of four adjacent channels, a tap at a time: a word of input and
 // one of weights, as even and odd channel pairs, multiplied lane by lane.
 struct FourChannelSums {
@@ -77,7 +91,8 @@ inline constexpr int32_t kMaxMultiplierTaps = 25;
 
 template <StageForm kForm, bool kFullRange, class Requantization, class IO>
 void depthwise_s8_device_staged(const DepthwiseGeometry& g, const Requantization& q, const IO& io,
-                                const ChannelStage* stages, const int32_t* window_terms) {
+                                const ChannelStage* stages, const int32_t* window_terms,
+                                const int8_t* packed_windows) {
   const auto& in_ref = io.input(0);
   const auto& out_ref = io.output(0);
   const auto* input = reinterpret_cast<const int8_t*>(in_ref.data);
@@ -115,23 +130,22 @@ void depthwise_s8_device_staged(const DepthwiseGeometry& g, const Requantization
   auto compute_pixel = [&](int8_t* pixel, const int8_t* first_tap, const int8_t* first_weights, int32_t tap_rows,
                            int32_t tap_cols) DMO_ALWAYS_INLINE {
     int32_t c = 0;
-    if (multiplier == 1 && folded != nullptr && tap_rows == 3 && tap_cols == 3 && g.filter_height == 3 &&
-        g.filter_width == 3) {
+    if (multiplier == 1 && folded != nullptr && packed_windows != nullptr && tap_rows == 3 && tap_cols == 3 &&
+        g.filter_height == 3 && g.filter_width == 3) {
       // The common whole 3x3 window, unrolled; each tap's words used up
       // before the next tap's are loaded (no spills on a Cortex-M).
-      for (; c + 4 <= channels; c += 4) {
+      for (const int8_t* w = packed_windows; c + 4 <= channels; c += 4, w += 4 * kWindowTaps3x3) {
         FourChannelSums sums{folded[c], folded[c + 1], folded[c + 2], folded[c + 3]};
         const int8_t* in_row = first_tap + c;
-        const int8_t* w_at = first_weights + c;
-        auto tap = [&](const int8_t* at, const int8_t* w) DMO_ALWAYS_INLINE {
-          sums.add_words(dsp::load_word(at), dsp::load_word(w));
+        auto tap = [&](const int8_t* at, int32_t t) DMO_ALWAYS_INLINE {
+          sums.add_words(dsp::load_word(at), dsp::load_word(w + 4 * t));
           dsp::schedule_barrier();
         };
 #pragma GCC unroll 3
-        for (int32_t fy = 0; fy < 3; ++fy, in_row += tap_row, w_at += weight_row) {
-          tap(in_row, w_at);
-          tap(in_row + tap_col, w_at + channels);
-          tap(in_row + 2 * tap_col, w_at + 2 * channels);
+        for (int32_t fy = 0; fy < 3; ++fy, in_row += tap_row) {
+          tap(in_row, 3 * fy);
+          tap(in_row + tap_col, 3 * fy + 1);
+          tap(in_row + 2 * tap_col, 3 * fy + 2);
         }
         store4(pixel, c, sums);
       }
@@ -168,8 +182,8 @@ void depthwise_s8_device_staged(const DepthwiseGeometry& g, const Requantization
       }
       store4(pixel, c, sums);
     }
-    if (folded != nullptr && multiplier % 4 == 0 && tap_rows == 3 && tap_cols == 3 && g.filter_height == 3 &&
-        g.filter_width == 3) {
+    if (folded != nullptr && packed_windows != nullptr && multiplier % 4 == 0 && tap_rows == 3 && tap_cols == 3 &&
+        g.filter_height == 3 && g.filter_width == 3) {
       // The whole 3x3 window of a multiplier of four or more (a
       // MobileNet's first layer: one input channel to eight), unrolled:
       // per four output channels, each tap one input byte against one
@@ -179,16 +193,16 @@ void depthwise_s8_device_staged(const DepthwiseGeometry& g, const Requantization
           const int32_t first = ic * multiplier + m;
           FourChannelSums sums{folded[first], folded[first + 1], folded[first + 2], folded[first + 3]};
           const int8_t* in_row = first_tap + ic;
-          const int8_t* w_at = first_weights + first;
-          auto tap = [&](const int8_t* at, const int8_t* w) DMO_ALWAYS_INLINE {
-            sums.add_value(*at, dsp::load_word(w));
+          const int8_t* const w = packed_windows + first * kWindowTaps3x3;
+          auto tap = [&](const int8_t* at, int32_t t) DMO_ALWAYS_INLINE {
+            sums.add_value(*at, dsp::load_word(w + 4 * t));
             dsp::schedule_barrier();
           };
 #pragma GCC unroll 3
-          for (int32_t fy = 0; fy < 3; ++fy, in_row += tap_row, w_at += weight_row) {
-            tap(in_row, w_at);
-            tap(in_row + tap_col, w_at + channels);
-            tap(in_row + 2 * tap_col, w_at + 2 * channels);
+          for (int32_t fy = 0; fy < 3; ++fy, in_row += tap_row) {
+            tap(in_row, 3 * fy);
+            tap(in_row + tap_col, 3 * fy + 1);
+            tap(in_row + 2 * tap_col, 3 * fy + 2);
           }
           store4(pixel, first, sums);
         }
@@ -298,9 +312,9 @@ void depthwise_s8_device_staged(const DepthwiseGeometry& g, const Requantization
 
 template <class Requantization, class IO>
 void depthwise_s8_device(const DepthwiseGeometry& g, const Requantization& q, const IO& io,
-                         ChannelStages stages, const int32_t* window_terms) {
+                         ChannelStages stages, const int32_t* window_terms, const int8_t* packed_windows) {
   with_output_stage(stages.form, q.range.min, q.range.max, [&]<StageForm kForm, bool kFullRange>() {
-    depthwise_s8_device_staged<kForm, kFullRange>(g, q, io, stages.table, window_terms);
+    depthwise_s8_device_staged<kForm, kFullRange>(g, q, io, stages.table, window_terms, packed_windows);
   });
 }
 
