@@ -112,7 +112,15 @@ TEST(MutationSweep, BrokenSharedModelsGiveExitZeroOrOneErrorLine) {
       const std::vector<std::vector<std::string>> commands = {
           {"info", file}, {"plan", file, "--split", "none"}};
       for (const std::vector<std::string>& args : commands) {
-        const InProcessRun r = run_in_process(args);
+        InProcessRun r = run_in_process(args);
+        if (r.seconds >= kSlowestRunSeconds) {
+          // A hang is slow every time; a run slowed by a loaded machine
+          // (CI's two cores shared with other tests) is not, so a slow run
+          // is timed once more and the faster time counts.
+          const double first = r.seconds;
+          r = run_in_process(args);
+          r.seconds = std::min(first, r.seconds);
+        }
         ++runs;
         const std::string label = test::file_stem(model) + " " + what + ": dmo " + args[0];
         if (r.seconds > slowest) slowest = r.seconds, slowest_what = label;
