@@ -14,6 +14,7 @@
 #include <regex>
 #include <string>
 
+#include "dmo/pipeline/plan_pipeline.h"
 #include "dmo/zoo/zoo.h"
 #include "test_support.h"
 
@@ -87,6 +88,27 @@ TEST(Codegen, HostProjectPrintsTheInterpretersHash) {
   ASSERT_EQ(run.status, 0) << run.out;
   EXPECT_EQ(field(run.out, "outputs_fnv1a64"), interpreter_hash(kDefaultZooModel)) << run.out;
   EXPECT_EQ(std::stoll(field(run.out, "arena_bytes")), codegen_arena(generated.out)) << run.out;
+}
+
+// dmo's plan for generated code is made for the kernels the project runs
+// (the dmo-device family: their own orders' O_s) and holds the conv
+// kernels' scratch buffers in the arena, nothing static beside it.
+TEST(Codegen, PlansForTheDeviceKernelsWithTheirScratchInTheArena) {
+  ScratchDirectory scratch;
+  const std::string dir = scratch / "project";
+  const test::CommandResult generated =
+      test::run_dmo({"codegen", kDefaultZooModel, "-o", dir, "--target", "host", "--split", "none"});
+  ASSERT_EQ(generated.exit_status, 0) << generated.err;
+  PlanOptions device;
+  device.families = {KernelFamily::kDmoDevice};
+  const PlanResult plan = plan_model(build_zoo_model(kDefaultZooModel), device);
+  EXPECT_EQ(codegen_arena(generated.out), plan.dmo.arena_size);
+  ASSERT_FALSE(plan.scratch_buffers.empty());
+  for (const ScratchBuffer& s : plan.scratch_buffers) EXPECT_NE(s.kernel.find("conv_s8_device"), std::string::npos);
+  const Shell run = shell("make -s -C " + dir + " run");
+  ASSERT_EQ(run.status, 0) << run.out;
+  EXPECT_EQ(field(run.out, "outputs_fnv1a64"), interpreter_hash(kDefaultZooModel)) << run.out;
+  EXPECT_EQ(field(run.out, "scratch_bytes"), "0") << run.out;
 }
 
 class CodegenCortexM4 : public testing::TestWithParam<const char*> {};

@@ -1,15 +1,18 @@
 // dmo's int8 device kernels (ops/eval/*_s8_device.h), compiled here with
 // the plain C versions of the DSP intrinsics: on random shapes, regions
 // and walks they give the reference nests' bytes, and laid out at the
-// reference order's O_s (the overlap the default plan uses, from the
-// address-only policy) over their input they still do, since every store
-// follows the reads the reference made before it.
+// reference order's O_s over their input they still do, since every store
+// follows the reads the reference made before it. Run as the dmo-device
+// kernel family (what plans for generated code use), each kernel's own
+// order gives its O_s: clean there under the checking policy, a clobber
+// one byte further.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <iostream>
 #include <optional>
 #include <random>
 #include <string>
@@ -457,16 +460,22 @@ TEST(DeviceKernels, PointwiseConvMatchesTheReferenceOnWideLayers) {
   }
 }
 
+// A depthwise layer's window; every third (i % 3 == 0) a 3x3 filter on an
+// input holding whole windows, for the unrolled 3x3 paths.
+Window2d random_depthwise_window(std::mt19937& rng, int i) {
+  Window2d w = random_window(rng, true);
+  if (i % 3 == 0) {
+    w.filter_h = w.filter_w = 3;
+    w.height = pick(rng, 2 * w.dilation + 1, 9);
+    w.width = pick(rng, 2 * w.dilation + 1, 9);
+  }
+  return w;
+}
+
 TEST(DeviceKernels, DepthwiseMatchesTheReferenceOnRandomShapesAndAtItsSafeOverlap) {
   std::mt19937 rng(13);
   for (int i = 0; i < 300; ++i) {
-    Window2d w = random_window(rng, true);
-    if (i % 3 == 0) {
-      // The unrolled 3x3 paths, on inputs with whole windows inside.
-      w.filter_h = w.filter_w = 3;
-      w.height = pick(rng, 2 * w.dilation + 1, 9);
-      w.width = pick(rng, 2 * w.dilation + 1, 9);
-    }
+    const Window2d w = random_depthwise_window(rng, i);
     OneOp m = conv_layer(w, rng, true);
     expect_device_matches_reference(m, rng, "depthwise " + w.text());
   }
@@ -540,6 +549,82 @@ TEST(DeviceKernels, AveragePoolMatchesTheReferenceAndClobbersOneByteBeyondItsSaf
   }
   ASSERT_GT(one_past.tried, 50);
   EXPECT_GE(one_past.clobbered, one_past.tried * 9 / 10);
+}
+
+// The dmo-device family's O_s of `m`: the checking policy finds no
+// clobber there and one byte further finds one (unless O_s already covers
+// the smaller tensor). Counts the layers where the device order allows
+// more than the reference order.
+struct DeviceOrderOverlap {
+  int tried = 0, past_checked = 0, above_reference = 0;
+  void check(const OneOp& m, std::mt19937& rng, const std::string& what) {
+    const std::vector<uint8_t> input = random_bytes(rng, test::bytes_of_tensor(m, m.input));
+    const int64_t os = test::addresses(m, KernelFamily::kDmoDevice).safe_overlap();
+    const int64_t reference = test::addresses(m).safe_overlap();
+    ++tried;
+    EXPECT_GE(os, reference) << what;
+    above_reference += os > reference;
+    EXPECT_FALSE(test::clobbers_at_overlap(m, os, input, KernelFamily::kDmoDevice)) << what << " at its O_s " << os;
+    if (os >= std::min(test::bytes_of_tensor(m, m.input), test::bytes_of_tensor(m, m.output))) return;
+    ++past_checked;
+    EXPECT_TRUE(test::clobbers_at_overlap(m, os + 1, input, KernelFamily::kDmoDevice))
+        << what << " one byte past its O_s " << os;
+  }
+};
+
+TEST(DeviceOrderFamily, EachKernelIsCleanAtItsOwnSafeOverlapAndClobbersOneBytePast) {
+  std::mt19937 rng(18);
+  DeviceOrderOverlap conv, pointwise, depthwise, fully_connected, pool, add;
+  for (int i = 0; i < 120; ++i) {
+    const Window2d w = random_window(rng, false);
+    conv.check(conv_layer(w, rng, false), rng, "conv " + w.text());
+  }
+  for (int i = 0; i < 40; ++i) {
+    Window2d w{pick(rng, 1, 6), pick(rng, 1, 6), pick(rng, 4, 40), pick(rng, 4, 40), 1, 1, pick(rng, 1, 2), 1,
+               Padding::kValid};
+    pointwise.check(conv_layer(w, rng, false), rng, "1x1 conv " + w.text());
+  }
+  for (int i = 0; i < 150; ++i) {
+    const Window2d w = random_depthwise_window(rng, i);
+    depthwise.check(conv_layer(w, rng, true), rng, "depthwise " + w.text());
+  }
+  for (int i = 0; i < 100; ++i) {
+    std::string text;
+    const OneOp m = fully_connected_layer(rng, text);
+    fully_connected.check(m, rng, "fully connected " + text);
+  }
+  for (int i = 0; i < 150; ++i) {
+    Window2d w = random_window(rng, true);
+    w.dilation = 1;
+    if (w.out_h() <= 0 || w.out_w() <= 0) continue;
+    pool.check(average_pool_layer(w, rng), rng, "average pool " + w.text());
+  }
+  for (int i = 0; i < 60; ++i) {
+    std::string text;
+    const OneOp m = add_layer(rng, text);
+    add.check(m, rng, "add " + text);
+  }
+  // Enough layers whose O_s is below the smaller tensor for the one-past
+  // check to mean something, per kernel (ADD is in place: never).
+  // A pointwise conv's pixel-outer order mostly overlaps all of the
+  // smaller tensor.
+  EXPECT_GT(conv.past_checked + pointwise.past_checked, 40);
+  EXPECT_GT(depthwise.past_checked, 40);
+  EXPECT_GT(fully_connected.past_checked, 20);
+  EXPECT_GT(pool.past_checked, 20);
+  EXPECT_EQ(add.past_checked, 0);
+  std::cout << fmt::format("one byte past checked: conv {}, 1x1 conv {}, depthwise {}, fully connected {}, "
+                           "average pool {}; above the reference O_s: conv {}, 1x1 conv {}, depthwise {}, "
+                           "fully connected {}, average pool {}\n",
+                           conv.past_checked, pointwise.past_checked, depthwise.past_checked,
+                           fully_connected.past_checked, pool.past_checked, conv.above_reference,
+                           pointwise.above_reference, depthwise.above_reference, fully_connected.above_reference,
+                           pool.above_reference);
+  // The device orders store later than the reference's where they group
+  // outputs (conv pixel pairs, four channels or units at a time).
+  EXPECT_GT(conv.above_reference + pointwise.above_reference, 0);
+  EXPECT_GT(depthwise.above_reference, 0);
+  EXPECT_GT(fully_connected.above_reference, 0);
 }
 
 }  // namespace

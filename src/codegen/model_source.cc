@@ -10,6 +10,7 @@
 
 #include "dmo/error.h"
 #include "dmo/ops/device_channel_stages.h"
+#include "dmo/ops/device_tables.h"
 #include "dmo/ops/eval/add_s8_device.h"
 #include "dmo/ops/eval/average_pool_s8_device.h"
 #include "dmo/ops/eval/conv_s8_device.h"
@@ -125,17 +126,15 @@ class ModelWriter {
     return name;
   }
 
-  // A weights tensor as the int8 device kernels read it (pack_weight_rows:
-  // `rows` rows of `depth`), emitted once in place of its plain bytes.
-  std::string packed_data_pointer(const TensorRef& ref, int32_t rows, int32_t depth) {
-    const Tensor& t = *ref.tensor;
+  // A weights tensor as the int8 device kernels read it (device_packed_rows),
+  // emitted once in place of its plain bytes.
+  std::string packed_data_pointer(const TensorRef& ref, int32_t op, const DeviceKernel& k) {
     if (packed_.insert(ref.index).second) {
-      std::vector<uint8_t> packed(t.data.size());
-      pack_weight_rows(reinterpret_cast<const int8_t*>(t.data.data()), rows, depth,
-                       reinterpret_cast<int8_t*>(packed.data()));
+      const std::vector<int8_t> packed = device_packed_rows(sg_, sg_.ops[static_cast<size_t>(op)], k);
       body_ += fmt::format(
           "// tensor {} '{}', rows packed four by four\nalignas(16) static const uint8_t dmo_packed_{}[] = {{\n{}}};\n",
-          ref.index, t.name, ref.index, join_bytes(packed));
+          ref.index, ref.tensor->name, ref.index,
+          join_bytes(std::span(reinterpret_cast<const uint8_t*>(packed.data()), packed.size())));
     }
     return fmt::format("const_cast<uint8_t*>(dmo_packed_{})", ref.index);
   }
@@ -238,38 +237,29 @@ class ModelWriter {
   }
 
   // A depthwise conv's per-channel share of the input zero point over a
-  // whole window (depthwise_window_terms), emitted once; "nullptr" where
-  // the kernel does not use it.
+  // whole window (device_window_terms), emitted once; "nullptr" where the
+  // kernel does not use it.
   std::string window_terms(int32_t op, const DeviceKernel& k) {
-    const DepthwiseGeometry& g = k.depthwise;
-    if (k.requantization.filter_offset != 0) return "nullptr";
     const std::string name = fmt::format("dmo_op_{}_window_terms", op);
-    if (!window_terms_.insert(op).second) return name;
-    const Op& o = sg_.ops[static_cast<size_t>(op)];
-    const Tensor& filter = sg_.tensors[static_cast<size_t>(o.inputs[1])];
-    std::vector<int32_t> terms(static_cast<size_t>(g.output_depth));
-    depthwise_window_terms(reinterpret_cast<const int8_t*>(filter.data.data()), g.filter_height * g.filter_width,
-                           g.output_depth, k.requantization.input_offset, terms.data());
+    if (window_terms_.count(op) != 0) return name;
+    const std::vector<int32_t> terms = device_window_terms(sg_, sg_.ops[static_cast<size_t>(op)], k);
+    if (terms.empty()) return "nullptr";
+    window_terms_.insert(op);
     body_ += fmt::format("static const int32_t {}[] = {{{}}};\n", name, join(terms));
     return name;
   }
 
   // A 3x3 depthwise filter packed for the unrolled whole-window paths
-  // (pack_windows_3x3), emitted once; "nullptr" where they do not run.
+  // (device_packed_windows), emitted once; "nullptr" where they do not run.
   std::string packed_windows(int32_t op, const DeviceKernel& k) {
-    const DepthwiseGeometry& g = k.depthwise;
-    if (g.filter_height != 3 || g.filter_width != 3 || k.requantization.filter_offset != 0 || g.output_depth < 4) {
-      return "nullptr";
-    }
     const std::string name = fmt::format("dmo_op_{}_windows", op);
     const std::string pointer = fmt::format("reinterpret_cast<const int8_t*>({})", name);
-    if (!packed_windows_.insert(op).second) return pointer;
-    const Op& o = sg_.ops[static_cast<size_t>(op)];
-    const Tensor& filter = sg_.tensors[static_cast<size_t>(o.inputs[1])];
-    std::vector<uint8_t> packed(static_cast<size_t>(packed_window_bytes(g.output_depth)));
-    pack_windows_3x3(reinterpret_cast<const int8_t*>(filter.data.data()), g.output_depth,
-                     reinterpret_cast<int8_t*>(packed.data()));
-    body_ += fmt::format("alignas(4) static const uint8_t {}[] = {{\n{}}};\n", name, join_bytes(packed));
+    if (packed_windows_.count(op) != 0) return pointer;
+    const std::vector<int8_t> packed = device_packed_windows(sg_, sg_.ops[static_cast<size_t>(op)], k);
+    if (packed.empty()) return "nullptr";
+    packed_windows_.insert(op);
+    body_ += fmt::format("alignas(4) static const uint8_t {}[] = {{\n{}}};\n", name,
+                         join_bytes(std::span(reinterpret_cast<const uint8_t*>(packed.data()), packed.size())));
     return pointer;
   }
 
@@ -303,11 +293,8 @@ class ModelWriter {
     switch (k.loops) {
       case DeviceLoops::kConv:
         if (device.runs) {
-          const bool gathers = k.conv.filter_height * k.conv.filter_width > 1 || k.conv.pad_height > 0 ||
-                               k.conv.pad_width > 0;  // a 1x1 window inside the input is read in place
-          need_scratch(gathers ? conv_scratch_elements(k.conv) : 0, conv_scratch_elements(k.conv));
-          return fmt::format("conv_s8_device({0}_geometry, {0}_requantization, io, {1}, dmo_scratch);", p,
-                             stages(op, device.stages));
+          return fmt::format("conv_s8_device({0}_geometry, {0}_requantization, io, {1}, {2});", p,
+                             stages(op, device.stages), conv_scratch(op, k));
         }
         return fmt::format("conv_loops({0}_geometry, QuantizedConvArithmetic<int8_t>({0}_requantization), io, memory);", p);
       case DeviceLoops::kDepthwiseConv:
@@ -360,10 +347,7 @@ class ModelWriter {
         const bool packed_weights = inputs && r == 1 && device.runs &&
                                     (k.loops == DeviceLoops::kConv || k.loops == DeviceLoops::kFullyConnected);
         if (packed_weights) {
-          const int32_t rows = k.loops == DeviceLoops::kConv ? k.conv.output_depth : k.fully_connected.units;
-          const int32_t depth =
-              k.loops == DeviceLoops::kConv ? conv_column_depth(k.conv) : k.fully_connected.accum_depth;
-          out += tensor(list[r], name, packed_data_pointer(list[r], rows, depth)) + ", ";
+          out += tensor(list[r], name, packed_data_pointer(list[r], s.op, k)) + ", ";
         } else {
           out += tensor(list[r], name) + ", ";
         }
@@ -382,6 +366,19 @@ class ModelWriter {
         s.descending, r.row_begin, r.row_end, r.col_begin, r.col_end, kernel_call);
   }
 
+  // Where a conv device kernel's windows and columns go: the scratch
+  // buffer the plan placed in the arena for it, else (a plan read from a
+  // file) the static buffers beside the arena.
+  std::string conv_scratch(int32_t op, const DeviceKernel& k) {
+    for (const ScratchPlacement& s : interpreter_.placement().scratch) {
+      if (s.op == op && s.bytes >= device_conv_scratch_bytes(k.conv)) {
+        return fmt::format("conv_scratch_block(dmo_arena + {}, dmo_op_{}_geometry)", s.offset, op);
+      }
+    }
+    need_scratch(conv_gathers_windows(k.conv) ? conv_scratch_elements(k.conv) : 0, conv_scratch_elements(k.conv));
+    return "dmo_scratch";
+  }
+
   void need_scratch(int64_t gather, int64_t column) {
     gather_bytes_ = std::max(gather_bytes_, gather);
     column_elements_ = std::max(column_elements_, column);
@@ -390,6 +387,7 @@ class ModelWriter {
   // The int8 device kernels' column buffers, sized for the largest op;
   // static RAM beside the arena, printed by main.cc.
   std::string scratch() const {
+    if (gather_bytes_ == 0 && column_elements_ == 0) return "const int64_t dmo_scratch_bytes = 0;\n\n";
     return fmt::format(
         "// The int8 conv device kernel's window and column buffers (largest conv).\n"
         "alignas(4) static int8_t dmo_gather[{}];\n"

@@ -14,15 +14,14 @@
 namespace dmo {
 
 struct DenseMemory {
+  // A dense tensor's element i is its storage's element i.
   template <typename T>
   T load(const TensorRef& t, int64_t i) {
-    T value;
-    std::memcpy(&value, t.data + i * static_cast<int64_t>(sizeof(T)), sizeof(T));
-    return value;
+    return DirectMemory{}.load_stored<T>(t, i);
   }
   template <typename T>
   void store(const TensorRef& t, int64_t i, T value) {
-    std::memcpy(t.data + i * static_cast<int64_t>(sizeof(T)), &value, sizeof(T));
+    DirectMemory{}.store_stored<T>(t, i, value);
   }
   template <typename T>
   void copy(const TensorRef& to, int64_t to_index, const TensorRef& from, int64_t from_index, int64_t count) {

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "cmsis_nn/cmsis_nn_kernels.h"
+#include "device_order_kernel.h"
 #include "dmo/ops/kernels.h"
 #include "dmo/ops/walk_order.h"
 
@@ -18,6 +19,9 @@ namespace dmo {
 namespace {
 
 using Prepare = PreparedKernel (*)(const OpContext&);
+
+// TFLM's reference kernel of the op (dmo's shared nests).
+PreparedKernel prepare_reference_kernel(const OpContext& ctx);
 
 // TFLM's signal library, by the custom code its registration uses.
 // Then TFLM's other custom ops.
@@ -56,13 +60,21 @@ bool is_accelerator_custom_op(const Op& op) {
 }
 
 PreparedKernel prepare_kernel(const OpContext& ctx) {
-  const auto kind = static_cast<OpKind>(ctx.op->builtin_code);
   if (is_cmsis_nn(ctx.family)) {
     // The firmware's kernels are fixed: they walk as CMSIS-NN (or TFLM's
     // reference, where its glue falls back) walks, ascending.
     if (ctx.descending) ctx.fail(fmt::format("{} kernels walk their output ascending only; the plan asks for descending", kernel_family_name(ctx.family)));
     if (std::optional<PreparedKernel> kernel = prepare_cmsis_nn_kernel(ctx)) return *std::move(kernel);
   }
+  PreparedKernel reference = prepare_reference_kernel(ctx);
+  if (ctx.family == KernelFamily::kDmoDevice) return with_device_order(ctx, std::move(reference));
+  return reference;
+}
+
+namespace {
+
+PreparedKernel prepare_reference_kernel(const OpContext& ctx) {
+  const auto kind = static_cast<OpKind>(ctx.op->builtin_code);
   if (ctx.descending && !kernel_walks_descending(kind)) {
     ctx.fail("this kernel walks its output ascending only; the plan asks for descending");
   }
@@ -151,5 +163,7 @@ PreparedKernel prepare_kernel(const OpContext& ctx) {
   }
   ctx.fail(fmt::format("dmo has no kernel for this op (builtin code {})", ctx.op->builtin_code));
 }
+
+}  // namespace
 
 }  // namespace dmo

@@ -13,6 +13,12 @@ void AddressMemory::over_budget() const {
                                           accesses_, max_accesses_));
 }
 
+// Abandoned as an over-budget analysis is: callers fall back to the closed form.
+void AddressMemory::strided_pair() const {
+  throw AddressBudgetExceeded(
+      "address-only analysis abandoned: a kernel walking storage reads or writes a strided view of the pair");
+}
+
 CheckingMemory::CheckingMemory(const uint8_t* arena_base, int64_t arena_size)
     : CheckingMemory(arena_base, arena_size, ArenaTenancy{}) {}
 

@@ -86,7 +86,8 @@ std::vector<OpOverlap> compute_safe_overlaps(const Graph& graph, const Schedule&
   size_t done = 0;
   std::function<void()> one_done;
   if (options.progress) one_done = [&] { options.progress(++done, total); };
-  for (AlgorithmicOverlap& a : algorithmic_overlaps(graph, need, /*descending=*/false, one_done)) {
+  const KernelFamily own = own_kernels_family(options.families);
+  for (AlgorithmicOverlap& a : algorithmic_overlaps(graph, need, /*descending=*/false, one_done, own)) {
     OpOverlap& o = result[static_cast<size_t>(a.pair.op)];
     o.algorithmic = a.bytes;
     o.algorithmic_unavailable = a.unavailable;
@@ -99,7 +100,7 @@ std::vector<OpOverlap> compute_safe_overlaps(const Graph& graph, const Schedule&
     }
   }
   std::vector<char> descending_failed(result.size(), 0);
-  for (AlgorithmicOverlap& a : algorithmic_overlaps(graph, need_descending, /*descending=*/true, one_done)) {
+  for (AlgorithmicOverlap& a : algorithmic_overlaps(graph, need_descending, /*descending=*/true, one_done, own)) {
     result[static_cast<size_t>(a.pair.op)].algorithmic_descending = a.bytes;
     descending_failed[static_cast<size_t>(a.pair.op)] = !a.bytes;
   }
@@ -108,8 +109,9 @@ std::vector<OpOverlap> compute_safe_overlaps(const Graph& graph, const Schedule&
                                                                                : (algorithmic ? algorithmic : analytic);
     return chosen ? *chosen / options.alignment * options.alignment : 0;
   };
-  const bool reference_family = std::find(options.families.begin(), options.families.end(),
-                                          KernelFamily::kTflmReference) != options.families.end();
+  // Whether the base value (the reference or dmo-device kernels') stands for a family.
+  const bool reference_family = std::any_of(options.families.begin(), options.families.end(),
+                                            [](KernelFamily f) { return !is_cmsis_nn(f); });
   for (OpOverlap& o : result) {
     if (!o.pair.input_dies || options.method == OverlapMethod::kNone) continue;
     o.used_bytes = used(o.analytic, o.algorithmic);

@@ -58,7 +58,10 @@ std::vector<StageOverlap> compute_stage_overlaps(const Graph& graph, const Sched
                 : overlap_candidates(graph, schedule, options.preserve_graph_inputs);
   std::optional<Interpreter> interpreter;
   if (depth == StageOverlapDepth::kLoopNests && options.method != OverlapMethod::kNone) {
-    interpreter.emplace(graph, unshared_placement(sg), schedule);
+    // The stage's steps run the kernels the plan is for.
+    Schedule own_kernels = schedule;
+    own_kernels.kernels = own_kernels_family(options.families);
+    interpreter.emplace(graph, unshared_placement(sg), std::move(own_kernels));
   }
   for (const SplitStage& stage : schedule.stages) {
     StageOverlap s;

@@ -15,7 +15,7 @@ std::vector<std::vector<ScratchBuffer>> scratch_per_op(const Graph& graph, Kerne
   std::vector<std::vector<ScratchBuffer>> per_op(sg.ops.size());
   std::vector<ScratchBuffer> reference = tflm_scratch_buffers(sg, graph.source);
   for (ScratchBuffer& s : reference) per_op[static_cast<size_t>(s.op)].push_back(std::move(s));
-  if (!is_cmsis_nn(family)) return per_op;
+  if (family == KernelFamily::kTflmReference) return per_op;
   Schedule schedule = default_schedule(graph);
   schedule.kernels = family;
   const Interpreter interpreter(graph, unshared_placement(sg), std::move(schedule));
@@ -29,7 +29,7 @@ std::vector<std::vector<ScratchBuffer>> scratch_per_op(const Graph& graph, Kerne
     } catch (const Error&) {
       continue;  // no kernel here: planning goes on with the reference list
     }
-    if (implementation.empty()) continue;  // the glue runs the reference kernel
+    if (implementation.empty()) continue;  // the reference kernel runs
     per_op[op].clear();
     for (const KernelScratch& k : requests) {
       per_op[op].push_back({static_cast<int32_t>(op), k.bytes,

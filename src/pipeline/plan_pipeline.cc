@@ -98,11 +98,11 @@ int64_t PlanResult::extra_macs() const {
 
 namespace {
 
-// Split stages run dmo's reference kernels only.
+// Split stages run dmo's own kernels only (reference or device).
 void require_reference_kernels_for_split(const Graph& graph, const PlanOptions& options) {
   if (options.split.empty()) return;
   for (KernelFamily family : options.families) {
-    if (family != KernelFamily::kTflmReference) {
+    if (is_cmsis_nn(family)) {
       throw Error(fmt::format("{}: split stages run dmo's reference kernels; {} kernels compute whole outputs",
                               graph.source, kernel_family_name(family)));
     }
@@ -361,6 +361,13 @@ TensorPlacement dmo_placement(const Graph& graph, const PlanResult& result) {
   // A plan of every subgraph: one offset per tensor of the model, also when
   // its last tensors (constants, say) are not planned.
   if (placement.offsets.size() > graph.main().tensors.size()) placement.offsets.resize(graph.total_tensor_count(), -1);
+  // The problem's buffers without a tensor are the scratch buffers, in order.
+  size_t next = 0;
+  for (size_t b = 0; b < result.problem.buffers.size() && next < result.scratch_buffers.size(); ++b) {
+    if (result.problem.buffers[b].tensor != kNoTensor) continue;
+    const ScratchBuffer& s = result.scratch_buffers[next++];
+    placement.scratch.push_back({s.op, result.dmo.offsets[b], s.bytes});
+  }
   return placement;
 }
 

@@ -140,7 +140,7 @@ SplitSearchResult search_split_stages(const Graph& graph, const PlanOptions& opt
   PlanOptions unsplit = options;
   unsplit.split.clear();
   for (KernelFamily family : options.families) {
-    if (family != KernelFamily::kTflmReference) {
+    if (is_cmsis_nn(family)) {
       throw Error(fmt::format("{}: split stages run dmo's reference kernels; {} kernels compute whole outputs",
                               graph.source, kernel_family_name(family)));
     }

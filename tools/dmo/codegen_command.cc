@@ -40,6 +40,8 @@ Command add_codegen_command(CLI::App& app) {
     PlanOptions plan_options;
     plan_options.progress = progress_reporter("codegen", "planning: safe overlaps", "op walks");
     plan_options.split = split.stages;
+    // The plan uses the O_s of the order the project's kernels run in.
+    plan_options.families = {KernelFamily::kDmoDevice};
     PlannedSchedule planned = planned_schedule(graph, o->plan, split, plan_options);
     if (!planned.concat_in_place.empty()) throw Error("dmo codegen does not run in-place concatenations");
     const std::unique_ptr<Interpreter> interpreter = planned.interpreter(graph);

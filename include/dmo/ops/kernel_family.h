@@ -8,6 +8,10 @@
 //    glue falls back to them (float, and types CMSIS-NN lacks).
 //  - cmsis-nn-dsp: the same with ARM_MATH_DSP (Cortex-M4/M7/M33): the DSP
 //    paths, with their 4-byte SIMD reads.
+// And one family TFLM never links:
+//  - dmo-device: what `dmo codegen` projects run: dmo's int8 device kernels
+//    (ops/eval/*_s8_device.h) where they apply, the shared reference nests
+//    elsewhere; plans for generated code use their orders' O_s.
 #pragma once
 
 #include <array>
@@ -15,11 +19,13 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace dmo {
 
-enum class KernelFamily { kTflmReference, kCmsisNn, kCmsisNnDsp };
+enum class KernelFamily { kTflmReference, kCmsisNn, kCmsisNnDsp, kDmoDevice };
 
+// The families a TFLM firmware may link (`--kernels`; `all` is these).
 inline constexpr std::array<KernelFamily, 3> kKernelFamilies = {KernelFamily::kTflmReference,
                                                                 KernelFamily::kCmsisNn, KernelFamily::kCmsisNnDsp};
 
@@ -27,17 +33,29 @@ constexpr std::string_view kernel_family_name(KernelFamily family) {
   switch (family) {
     case KernelFamily::kCmsisNn: return "cmsis-nn";
     case KernelFamily::kCmsisNnDsp: return "cmsis-nn-dsp";
+    case KernelFamily::kDmoDevice: return "dmo-device";
     default: return "tflm-reference";
   }
 }
 
-// The family named `name`, or nothing.
+// The family whose kernels run an op that no cmsis glue takes over:
+// dmo-device when the plan is for generated code, else TFLM's reference.
+inline KernelFamily own_kernels_family(const std::vector<KernelFamily>& families) {
+  for (KernelFamily family : families) {
+    if (family == KernelFamily::kDmoDevice) return family;
+  }
+  return KernelFamily::kTflmReference;
+}
+
+// The TFLM family named `name`, or nothing.
 std::optional<KernelFamily> kernel_family_named(std::string_view name);
 
 // "tflm-reference, cmsis-nn, cmsis-nn-dsp" (for messages).
 std::string kernel_family_names();
 
-constexpr bool is_cmsis_nn(KernelFamily family) { return family != KernelFamily::kTflmReference; }
+constexpr bool is_cmsis_nn(KernelFamily family) {
+  return family == KernelFamily::kCmsisNn || family == KernelFamily::kCmsisNnDsp;
+}
 
 // A scratch buffer a kernel asks for in its prepare step, as TFLM's glue
 // requests it (RequestScratchBufferInArena): live during the op only.

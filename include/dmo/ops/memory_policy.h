@@ -90,6 +90,18 @@ class AddressMemory {
     count_access(count - 2);
     if (t.index == output_ && t.is_output) writes_ += count - 2;
   }
+  // Element `s` of the storage (ops/eval/direct_memory.h): the dense
+  // element it holds. Only dense tensors are analysed so (a device kernel's
+  // pair); a view's storage index does not give its dense order here, so
+  // the analysis of such a pair is abandoned.
+  template <typename T>
+  T load_stored(const TensorRef& t, int64_t s) {
+    return load<T>(t, dense_of_stored(t, s, !t.is_output && t.index == input_));
+  }
+  template <typename T>
+  void store_stored(const TensorRef& t, int64_t s, T value) {
+    store<T>(t, dense_of_stored(t, s, t.is_output && t.index == output_), value);
+  }
   template <typename T>
   void store(const TensorRef& t, int64_t i, T) {
     count_access();
@@ -142,6 +154,11 @@ class AddressMemory {
   int64_t max_accesses_ = kMaxAddressOnlyAccesses;
   bool copied_input_to_output_ = false;
 
+  int64_t dense_of_stored(const TensorRef& t, int64_t s, bool in_pair) const {
+    if (t.strides != nullptr && in_pair) strided_pair();
+    return s;
+  }
+  [[noreturn]] void strided_pair() const;
   void count_access(int64_t accesses = 1) {
     accesses_ += accesses;
     if (accesses_ > max_accesses_) [[unlikely]] over_budget();
@@ -201,8 +218,17 @@ class CheckingMemory {
 
   template <typename T>
   T load(const TensorRef& t, int64_t i) {
+    return load_stored<T>(t, t.storage_index(i));
+  }
+  template <typename T>
+  void store(const TensorRef& t, int64_t i, T value) {
+    store_stored<T>(t, t.storage_index(i), value);
+  }
+  // Element `s` of the storage (ops/eval/direct_memory.h).
+  template <typename T>
+  T load_stored(const TensorRef& t, int64_t s) {
     T value;
-    const int64_t in_ref = t.storage_index(i) * static_cast<int64_t>(sizeof(T));
+    const int64_t in_ref = s * static_cast<int64_t>(sizeof(T));
     const uint8_t* p = t.data + in_ref;
     const int32_t tensor = t.in_arena && !t.is_output ? value_of(t.index) : ArenaTenancy::kUnchecked;
     if (tensor != ArenaTenancy::kUnchecked) {
@@ -215,8 +241,8 @@ class CheckingMemory {
     return value;
   }
   template <typename T>
-  void store(const TensorRef& t, int64_t i, T value) {
-    uint8_t* p = t.data + t.storage_index(i) * static_cast<int64_t>(sizeof(T));
+  void store_stored(const TensorRef& t, int64_t s, T value) {
+    uint8_t* p = t.data + s * static_cast<int64_t>(sizeof(T));
     if (t.in_arena) {
       const int32_t writer = value_of(t.index);
       const auto at = static_cast<size_t>(p - base_);

@@ -13,12 +13,22 @@
 
 namespace dmo {
 
+// A kernel's scratch buffer where the plan put it: live during its op only.
+struct ScratchPlacement {
+  int32_t op = -1;
+  int64_t offset = 0;
+  int64_t bytes = 0;
+};
+
 struct TensorPlacement {
   std::vector<int64_t> offsets;  // per tensor (flat); -1 = not in the arena
   int64_t arena_size = 0;
   // Ops whose kernels must walk their output descending for this placement
   // to be safe (an output placed above the input it overlaps).
   std::vector<int32_t> descending_ops;
+  // The kernels' scratch buffers the plan placed, in request order (none
+  // for a placement read from a file).
+  std::vector<ScratchPlacement> scratch;
 };
 
 // Every planned tensor in bytes of its own (16-byte aligned): nothing shared.

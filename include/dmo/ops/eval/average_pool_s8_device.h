@@ -7,6 +7,7 @@
 
 #include <cstdint>
 
+#include "dmo/ops/eval/device_access.h"
 #include "dmo/ops/eval/nhwc_layout.h"
 #include "dmo/ops/eval/pool_loops.h"
 #include "dmo/ops/eval/walk_index.h"
@@ -21,8 +22,8 @@ bool average_pool_s8_device_applies(const IO& io) {
   return (in.strides == nullptr || in.strides[3] == 1) && (out.strides == nullptr || out.strides[3] == 1);
 }
 
-template <class IO>
-void average_pool_s8_device(const PoolGeometry& g, const QuantizedRange& r, const IO& io) {
+template <class IO, class Access = DirectAccess>
+void average_pool_s8_device(const PoolGeometry& g, const QuantizedRange& r, const IO& io, Access access = {}) {
   const auto* input = reinterpret_cast<const int8_t*>(io.input(0).data);
   auto* output = reinterpret_cast<int8_t*>(io.output(0).data);
   const NhwcLayout in = NhwcLayout::of(io.input(0));
@@ -46,12 +47,12 @@ void average_pool_s8_device(const PoolGeometry& g, const QuantizedRange& r, cons
           const int8_t* row = first + c;
           for (int32_t fy = w.y_start; fy < w.y_end; ++fy, row += in.row) {
             const int8_t* at = row;
-            for (int32_t fx = w.x_start; fx < w.x_end; ++fx, at += in.col) acc += *at;
+            for (int32_t fx = w.x_start; fx < w.x_end; ++fx, at += in.col) acc += access.load(0, at);
           }
           acc = acc > 0 ? (acc + count / 2) / count : (acc - count / 2) / count;
           acc = acc < r.min ? r.min : acc;
           acc = acc > r.max ? r.max : acc;
-          pixel[c] = static_cast<int8_t>(acc);
+          access.store(pixel + c, static_cast<int8_t>(acc));
         }
       }
     }

@@ -13,6 +13,7 @@
 #include <cstdint>
 
 #include "dmo/ops/eval/conv_loops.h"
+#include "dmo/ops/eval/device_access.h"
 #include "dmo/ops/eval/nhwc_layout.h"
 #include "dmo/ops/eval/s8_dot_rows.h"
 #include "dmo/ops/eval/walk_index.h"
@@ -33,6 +34,21 @@ inline int32_t conv_column_depth(const ConvGeometry& g) { return g.filter_height
 // The gather and column elements conv_s8_device uses: two pixels' worth.
 inline int32_t conv_scratch_elements(const ConvGeometry& g) { return 2 * conv_column_depth(g); }
 
+// Whether conv_s8_device gathers windows: a 1x1 window inside the input
+// (no padding) is read in place.
+inline bool conv_gathers_windows(const ConvGeometry& g) {
+  return g.filter_height * g.filter_width > 1 || g.pad_height > 0 || g.pad_width > 0;
+}
+
+// The same as one block (generated code's scratch buffer in the arena):
+// the int16 columns first, then the int8 windows where it gathers them.
+inline int64_t device_conv_scratch_bytes(const ConvGeometry& g) {
+  return int64_t{conv_gathers_windows(g) ? 3 : 2} * conv_scratch_elements(g);
+}
+inline DeviceColumnBuffers conv_scratch_block(uint8_t* block, const ConvGeometry& g) {
+  return {reinterpret_cast<int8_t*>(block + 2 * conv_scratch_elements(g)), reinterpret_cast<int16_t*>(block)};
+}
+
 // Whether conv_s8_device computes this conv: not grouped, channels
 // adjacent in storage (a band or a view keeps them so).
 template <class IO>
@@ -43,19 +59,21 @@ bool conv_s8_device_applies(const ConvGeometry& g, const IO& io) {
          (in.strides == nullptr || in.strides[3] == 1) && (out.strides == nullptr || out.strides[3] == 1);
 }
 
-inline void copy_s8(int8_t* to, const int8_t* from, int32_t count) {
+// `count` elements of input 0 from `from` into a scratch buffer.
+template <class Access>
+inline void gather_s8(int8_t* to, const int8_t* from, int32_t count, Access access) {
   int32_t k = 0;
-  for (; k + 4 <= count; k += 4) dsp::store_word(to + k, dsp::load_word(from + k));
-  for (; k < count; ++k) to[k] = from[k];
+  for (; k + 4 <= count; k += 4) dsp::store_word(to + k, access.load_word(0, from + k));
+  for (; k < count; ++k) to[k] = access.load(0, from + k);
 }
 
 inline void fill_s8(int8_t* to, int8_t value, int32_t count) {
   for (int32_t k = 0; k < count; ++k) to[k] = value;
 }
 
-template <class Requantization, class IO>
+template <class Requantization, class IO, class Access = DirectAccess>
 void conv_s8_device(const ConvGeometry& g, const Requantization& q, const IO& io, ChannelStages stages,
-                    DeviceColumnBuffers scratch) {
+                    DeviceColumnBuffers scratch, Access access = {}) {
   const auto& in_ref = io.input(0);
   const auto& out_ref = io.output(0);
   const auto* input = reinterpret_cast<const int8_t*>(in_ref.data);
@@ -90,7 +108,7 @@ void conv_s8_device(const ConvGeometry& g, const Requantization& q, const IO& io
         continue;
       }
       if (whole_rows) {
-        copy_s8(to, input + in.pixel(batch, in_y, in_x0), g.filter_width * tap_bytes);
+        gather_s8(to, input + in.pixel(batch, in_y, in_x0), g.filter_width * tap_bytes, access);
         to += g.filter_width * tap_bytes;
         continue;
       }
@@ -98,7 +116,7 @@ void conv_s8_device(const ConvGeometry& g, const Requantization& q, const IO& io
         if (fx < xs.first || fx > xs.last) {
           fill_s8(to, pad_value, tap_bytes);
         } else {
-          copy_s8(to, input + in.pixel(batch, in_y, in_x0 + fx * g.dilation_width), tap_bytes);
+          gather_s8(to, input + in.pixel(batch, in_y, in_x0 + fx * g.dilation_width), tap_bytes, access);
         }
       }
     }
@@ -125,17 +143,18 @@ void conv_s8_device(const ConvGeometry& g, const Requantization& q, const IO& io
       const int32_t second_x = walk_index((i + 1) % width, cols, descending);
       const int8_t* first = window(batch, first_y, first_x, scratch.gather);
       const int8_t* second = window(batch, second_y, second_x, scratch.gather + depth);
-      const ColumnSums sums = widen_column_pair(first, second, depth, q.input_offset, scratch.column);
+      const ColumnSums sums = widen_column_pair(first, second, depth, q.input_offset, scratch.column, access);
       dot_rows_pair_to_s8(scratch.column, offset_term(sums.first), offset_term(sums.second), rows_out,
-                          output + out.pixel(batch, first_y, first_x), output + out.pixel(batch, second_y, second_x));
+                          output + out.pixel(batch, first_y, first_x), output + out.pixel(batch, second_y, second_x),
+                          access);
     }
     if (i < per_batch) {
       const int32_t out_y = walk_index(i / width, rows, descending);
       const int32_t out_x = walk_index(i % width, cols, descending);
       const int32_t column_sum =
-          widen_column(window(batch, out_y, out_x, scratch.gather), depth, q.input_offset, scratch.column);
+          widen_column(window(batch, out_y, out_x, scratch.gather), depth, q.input_offset, scratch.column, access);
       dot_rows_to_s8(WidenedColumn{scratch.column}, offset_term(column_sum), rows_out,
-                     output + out.pixel(batch, out_y, out_x));
+                     output + out.pixel(batch, out_y, out_x), access);
     }
   }
 }

@@ -89,10 +89,10 @@ struct FourChannelSums {
 // The most taps a depth multiplier above 1 keeps per input channel.
 inline constexpr int32_t kMaxMultiplierTaps = 25;
 
-template <StageForm kForm, bool kFullRange, class Requantization, class IO>
+template <StageForm kForm, bool kFullRange, class Requantization, class IO, class Access>
 void depthwise_s8_device_staged(const DepthwiseGeometry& g, const Requantization& q, const IO& io,
                                 const ChannelStage* stages, const int32_t* window_terms,
-                                const int8_t* packed_windows) {
+                                const int8_t* packed_windows, Access access) {
   const auto& in_ref = io.input(0);
   const auto& out_ref = io.output(0);
   const auto* input = reinterpret_cast<const int8_t*>(in_ref.data);
@@ -111,7 +111,7 @@ void depthwise_s8_device_staged(const DepthwiseGeometry& g, const Requantization
   const ptrdiff_t weight_row = ptrdiff_t{g.filter_width} * channels;
 
   auto stage = [=](int8_t* pixel, int32_t c, int32_t acc) DMO_ALWAYS_INLINE {
-    pixel[c] = static_cast<int8_t>(apply_stage<kForm, kFullRange>(stages[c], acc, output_offset, lo, hi));
+    access.store(pixel + c, static_cast<int8_t>(apply_stage<kForm, kFullRange>(stages[c], acc, output_offset, lo, hi)));
   };
   auto store4 = [=](int8_t* pixel, int32_t c, const FourChannelSums& sums) DMO_ALWAYS_INLINE {
     stage(pixel, c, sums.a0);
@@ -138,7 +138,7 @@ void depthwise_s8_device_staged(const DepthwiseGeometry& g, const Requantization
         FourChannelSums sums{folded[c], folded[c + 1], folded[c + 2], folded[c + 3]};
         const int8_t* in_row = first_tap + c;
         auto tap = [&](const int8_t* at, int32_t t) DMO_ALWAYS_INLINE {
-          sums.add_words(dsp::load_word(at), dsp::load_word(w + 4 * t));
+          sums.add_words(access.load_word(0, at), dsp::load_word(w + 4 * t));
           dsp::schedule_barrier();
         };
 #pragma GCC unroll 3
@@ -159,7 +159,7 @@ void depthwise_s8_device_staged(const DepthwiseGeometry& g, const Requantization
           const int8_t* at = in_row;
 #pragma GCC unroll 3
           for (int32_t fx = 0; fx < tap_cols; ++fx, at += tap_col, w_at += channels) {
-            sums.add_words(dsp::load_word(at), dsp::load_word(w_at));
+            sums.add_words(access.load_word(0, at), dsp::load_word(w_at));
           }
         }
         store4(pixel, c, sums);
@@ -173,7 +173,7 @@ void depthwise_s8_device_staged(const DepthwiseGeometry& g, const Requantization
         const int8_t* at = in_row;
         const int8_t* w_at = w_row;
         for (int32_t fx = 0; fx < tap_cols; ++fx, at += tap_col, w_at += channels) {
-          const uint32_t x4 = dsp::load_word(at), w4 = dsp::load_word(w_at);
+          const uint32_t x4 = access.load_word(0, at), w4 = dsp::load_word(w_at);
           sums.add(dsp::add_pairs(dsp::sign_extend_even_bytes(x4), input_offsets),
                    dsp::add_pairs(dsp::sign_extend_odd_bytes(x4), input_offsets),
                    dsp::add_pairs(dsp::sign_extend_even_bytes(w4), filter_offsets),
@@ -195,7 +195,7 @@ void depthwise_s8_device_staged(const DepthwiseGeometry& g, const Requantization
           const int8_t* in_row = first_tap + ic;
           const int8_t* const w = packed_windows + first * kWindowTaps3x3;
           auto tap = [&](const int8_t* at, int32_t t) DMO_ALWAYS_INLINE {
-            sums.add_value(*at, dsp::load_word(w + 4 * t));
+            sums.add_value(access.load(0, at), dsp::load_word(w + 4 * t));
             dsp::schedule_barrier();
           };
 #pragma GCC unroll 3
@@ -217,7 +217,7 @@ void depthwise_s8_device_staged(const DepthwiseGeometry& g, const Requantization
         int32_t n = 0;
         const int8_t* in_row = first_tap + ic;
         for (int32_t fy = 0; fy < tap_rows; ++fy, in_row += tap_row) {
-          for (int32_t fx = 0; fx < tap_cols; ++fx) x[n++] = in_row[fx * tap_col] + input_offset;
+          for (int32_t fx = 0; fx < tap_cols; ++fx) x[n++] = access.load(0, in_row + fx * tap_col) + input_offset;
         }
         const int32_t first_channel = ic * multiplier;
         int32_t m = 0;
@@ -259,7 +259,8 @@ void depthwise_s8_device_staged(const DepthwiseGeometry& g, const Requantization
       const int8_t* w_row = first_weights + c;
       for (int32_t fy = 0; fy < tap_rows; ++fy, in_row += tap_row, w_row += weight_row) {
         for (int32_t fx = 0; fx < tap_cols; ++fx) {
-          acc = dsp::multiply_add(in_row[fx * tap_col] + input_offset, w_row[fx * channels] + filter_offset, acc);
+          acc = dsp::multiply_add(access.load(0, in_row + fx * tap_col) + input_offset,
+                                  w_row[fx * channels] + filter_offset, acc);
         }
       }
       stage(pixel, c, acc);
@@ -310,11 +311,12 @@ void depthwise_s8_device_staged(const DepthwiseGeometry& g, const Requantization
   }
 }
 
-template <class Requantization, class IO>
+template <class Requantization, class IO, class Access = DirectAccess>
 void depthwise_s8_device(const DepthwiseGeometry& g, const Requantization& q, const IO& io,
-                         ChannelStages stages, const int32_t* window_terms, const int8_t* packed_windows) {
+                         ChannelStages stages, const int32_t* window_terms, const int8_t* packed_windows,
+                         Access access = {}) {
   with_output_stage(stages.form, q.range.min, q.range.max, [&]<StageForm kForm, bool kFullRange>() {
-    depthwise_s8_device_staged<kForm, kFullRange>(g, q, io, stages.table, window_terms, packed_windows);
+    depthwise_s8_device_staged<kForm, kFullRange>(g, q, io, stages.table, window_terms, packed_windows, access);
   });
 }
 

@@ -15,13 +15,23 @@ template <typename Tensor>
 struct BasicDirectMemory {
   template <typename T>
   T load(const Tensor& t, int64_t i) {
-    T value;
-    std::memcpy(&value, t.data + t.storage_index(i) * static_cast<int64_t>(sizeof(T)), sizeof(T));
-    return value;
+    return load_stored<T>(t, t.storage_index(i));
   }
   template <typename T>
   void store(const Tensor& t, int64_t i, T value) {
-    std::memcpy(t.data + t.storage_index(i) * static_cast<int64_t>(sizeof(T)), &value, sizeof(T));
+    store_stored<T>(t, t.storage_index(i), value);
+  }
+  // Element `s` of the storage (s elements from `data`): for kernels that
+  // walk storage with pointers (ops/eval/device_access.h).
+  template <typename T>
+  T load_stored(const Tensor& t, int64_t s) {
+    T value;
+    std::memcpy(&value, t.data + s * static_cast<int64_t>(sizeof(T)), sizeof(T));
+    return value;
+  }
+  template <typename T>
+  void store_stored(const Tensor& t, int64_t s, T value) {
+    std::memcpy(t.data + s * static_cast<int64_t>(sizeof(T)), &value, sizeof(T));
   }
   // memmove for dense tensors (deterministic even where a bad plan overlaps
   // them); a view is copied element by element.

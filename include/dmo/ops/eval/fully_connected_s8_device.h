@@ -23,16 +23,16 @@ bool fully_connected_s8_device_applies(const IO& io) {
   return io.input(0).strides == nullptr && io.input(1).strides == nullptr && io.output(0).strides == nullptr;
 }
 
-template <class Requantization, class IO>
+template <class Requantization, class IO, class Access = DirectAccess>
 void fully_connected_s8_device(const FullyConnectedGeometry& g, const Requantization& q, const IO& io,
-                               ChannelStages stages) {
+                               ChannelStages stages, Access access = {}) {
   const auto* input = reinterpret_cast<const int8_t*>(io.input(0).data);
   const auto* weights = reinterpret_cast<const int8_t*>(io.input(1).data);
   auto* output = reinterpret_cast<int8_t*>(io.output(0).data);
   const int32_t depth = g.accum_depth;
   const DotRowsOutput rows_out{weights, g.units, depth, stages, q.output_offset, q.range.min, q.range.max};
   for (int64_t batch = 0; batch < g.batches; ++batch) {
-    const Int8Column row{input + batch * depth, q.input_offset, dsp::splat_pair(q.input_offset)};
+    const Int8Column<Access> row{input + batch * depth, q.input_offset, dsp::splat_pair(q.input_offset), access};
     // (w + filter_offset) . row = w . row + filter_offset * sum(row)
     int32_t offset_term = 0;
     if (q.filter_offset != 0) {
@@ -40,7 +40,7 @@ void fully_connected_s8_device(const FullyConnectedGeometry& g, const Requantiza
       for (int32_t k = 0; k < depth; ++k) row_sum += row.at(k);
       offset_term = static_cast<int32_t>(static_cast<uint32_t>(q.filter_offset) * static_cast<uint32_t>(row_sum));
     }
-    dot_rows_to_s8(row, offset_term, rows_out, output + batch * g.units);
+    dot_rows_to_s8(row, offset_term, rows_out, output + batch * g.units, access);
   }
 }
 

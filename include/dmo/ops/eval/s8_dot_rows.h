@@ -12,6 +12,7 @@
 
 #include <cstdint>
 
+#include "dmo/ops/eval/device_access.h"
 #include "dmo/ops/eval/device_requantize.h"
 #include "dmo/ops/eval/dsp_intrinsics.h"
 #include "dmo/ops/fixed_point.h"
@@ -20,12 +21,15 @@ namespace dmo {
 
 // column[0 .. depth) = source + offset as int16, reordered per group of four
 // (a tail shorter than four stays in order); returns the column's sum.
-inline int32_t widen_column(const int8_t* source, int32_t depth, int32_t offset, int16_t* column) {
+// `source` is input 0 read through `access`, or a gathered copy of it.
+template <class Access = DirectAccess>
+inline int32_t widen_column(const int8_t* source, int32_t depth, int32_t offset, int16_t* column,
+                            Access access = {}) {
   const uint32_t offsets = dsp::splat_pair(offset);
   int32_t sum = 0;
   const int32_t whole = depth / 4 * 4;
   for (int32_t k = 0; k < whole; k += 4) {
-    const uint32_t word = dsp::load_word(source + k);
+    const uint32_t word = access.load_word(0, source + k);
     const uint32_t even = dsp::add_pairs(dsp::sign_extend_even_bytes(word), offsets);
     const uint32_t odd = dsp::add_pairs(dsp::sign_extend_odd_bytes(word), offsets);
     dsp::store_word(column + k, even);
@@ -34,7 +38,7 @@ inline int32_t widen_column(const int8_t* source, int32_t depth, int32_t offset,
     sum = dsp::dual_multiply_add(odd, 0x00010001u, sum);
   }
   for (int32_t k = whole; k < depth; ++k) {
-    column[k] = static_cast<int16_t>(source[k] + offset);
+    column[k] = static_cast<int16_t>(access.load(0, source + k) + offset);
     sum += column[k];
   }
   return sum;
@@ -48,14 +52,15 @@ struct ColumnSums {
   int32_t first = 0, second = 0;
 };
 
+template <class Access = DirectAccess>
 inline ColumnSums widen_column_pair(const int8_t* first, const int8_t* second, int32_t depth, int32_t offset,
-                                    int16_t* column) {
+                                    int16_t* column, Access access = {}) {
   const uint32_t offsets = dsp::splat_pair(offset);
   ColumnSums sums;
   const int32_t whole = depth / 4 * 4;
   int16_t* to = column;
   for (int32_t k = 0; k < whole; k += 4, to += 8) {
-    const uint32_t a = dsp::load_word(first + k), b = dsp::load_word(second + k);
+    const uint32_t a = access.load_word(0, first + k), b = access.load_word(0, second + k);
     const uint32_t a_even = dsp::add_pairs(dsp::sign_extend_even_bytes(a), offsets);
     const uint32_t a_odd = dsp::add_pairs(dsp::sign_extend_odd_bytes(a), offsets);
     const uint32_t b_even = dsp::add_pairs(dsp::sign_extend_even_bytes(b), offsets);
@@ -71,8 +76,8 @@ inline ColumnSums widen_column_pair(const int8_t* first, const int8_t* second, i
   }
   const int32_t tail = depth - whole;
   for (int32_t k = 0; k < tail; ++k) {
-    to[k] = static_cast<int16_t>(first[whole + k] + offset);
-    to[tail + k] = static_cast<int16_t>(second[whole + k] + offset);
+    to[k] = static_cast<int16_t>(access.load(0, first + whole + k) + offset);
+    to[tail + k] = static_cast<int16_t>(access.load(0, second + whole + k) + offset);
     sums.first += to[k];
     sums.second += to[tail + k];
   }
@@ -124,29 +129,32 @@ struct WidenedColumn {
   int32_t at(int32_t k) const { return column[k]; }
 };
 
+template <class Access = DirectAccess>
 struct Int8Column {
-  const int8_t* values;
+  const int8_t* values;  // input 0
   int32_t offset;
   uint32_t offsets;  // dsp::splat_pair(offset)
+  Access access = {};
   void pairs(int32_t k, uint32_t& even, uint32_t& odd) const {
-    const uint32_t word = dsp::load_word(values + k);
+    const uint32_t word = access.load_word(0, values + k);
     even = dsp::add_pairs(dsp::sign_extend_even_bytes(word), offsets);
     odd = dsp::add_pairs(dsp::sign_extend_odd_bytes(word), offsets);
   }
-  int32_t at(int32_t k) const { return values[k] + offset; }
+  int32_t at(int32_t k) const { return access.load(0, values + k) + offset; }
 };
 
 // out[r] = requantized (column . row r + offset_term + bias[r]) for every
 // row, four rows at a time, each stored after its four inner products.
-template <StageForm kForm, bool kFullRange, class Column>
-inline void dot_rows_to_s8_staged(const Column column, int32_t offset_term, const DotRowsOutput d, int8_t* out) {
+template <StageForm kForm, bool kFullRange, class Column, class Access>
+inline void dot_rows_to_s8_staged(const Column column, int32_t offset_term, const DotRowsOutput d, int8_t* out,
+                                  Access access) {
   // Locals, not loads through `d`: the int8 stores may alias anything.
   const int32_t depth = d.depth, whole = depth / 4 * 4, tail = depth - whole, rows = d.rows;
   const ChannelStage* const stages = d.stages.table;
   const int32_t output_offset = d.output_offset, min = d.min, max = d.max;
   const int8_t* w = d.packed_rows;
   auto store = [=](int32_t r, int32_t acc) {
-    out[r] = static_cast<int8_t>(apply_stage<kForm, kFullRange>(stages[r], acc, output_offset, min, max));
+    access.store(out + r, static_cast<int8_t>(apply_stage<kForm, kFullRange>(stages[r], acc, output_offset, min, max)));
   };
   const int32_t grouped = rows / 4 * 4;  // rows of whole groups of four
   int32_t r = 0;
@@ -195,19 +203,21 @@ inline void dot_rows_to_s8_staged(const Column column, int32_t offset_term, cons
   }
 }
 
-template <class Column>
-inline void dot_rows_to_s8(const Column column, int32_t offset_term, const DotRowsOutput d, int8_t* out) {
+template <class Column, class Access = DirectAccess>
+inline void dot_rows_to_s8(const Column column, int32_t offset_term, const DotRowsOutput d, int8_t* out,
+                           Access access = {}) {
   with_output_stage(d.stages.form, d.min, d.max, [&]<StageForm kForm, bool kFullRange>() {
-    dot_rows_to_s8_staged<kForm, kFullRange>(column, offset_term, d, out);
+    dot_rows_to_s8_staged<kForm, kFullRange>(column, offset_term, d, out, access);
   });
 }
 
 // dot_rows_to_s8 for two interleaved columns (widen_column_pair): each
 // weight word is unpacked once for both, two rows of a group at a time.
 // Every output of both is stored after both columns were read.
-template <StageForm kForm, bool kFullRange>
+template <StageForm kForm, bool kFullRange, class Access>
 inline void dot_rows_pair_to_s8_staged(const int16_t* column, int32_t first_term, int32_t second_term,
-                                        const DotRowsOutput d, int8_t* first_out, int8_t* second_out) {
+                                        const DotRowsOutput d, int8_t* first_out, int8_t* second_out,
+                                        Access access) {
   const int32_t depth = d.depth, whole = depth / 4 * 4, tail = depth - whole, rows = d.rows;
   const ChannelStage* const stages = d.stages.table;
   const int32_t output_offset = d.output_offset, min = d.min, max = d.max;
@@ -217,8 +227,10 @@ inline void dot_rows_pair_to_s8_staged(const int16_t* column, int32_t first_term
   // table would be loaded again (an int8 store may alias it).
   auto store_both = [=](int32_t r, int32_t first_acc, int32_t second_acc) DMO_ALWAYS_INLINE {
     const ChannelStage stage = stages[r];
-    first_out[r] = static_cast<int8_t>(apply_stage<kForm, kFullRange>(stage, first_acc, output_offset, min, max));
-    second_out[r] = static_cast<int8_t>(apply_stage<kForm, kFullRange>(stage, second_acc, output_offset, min, max));
+    access.store(first_out + r,
+                 static_cast<int8_t>(apply_stage<kForm, kFullRange>(stage, first_acc, output_offset, min, max)));
+    access.store(second_out + r,
+                 static_cast<int8_t>(apply_stage<kForm, kFullRange>(stage, second_acc, output_offset, min, max)));
   };
   const int8_t* w = d.packed_rows;
   int32_t r = 0;
@@ -285,10 +297,12 @@ inline void dot_rows_pair_to_s8_staged(const int16_t* column, int32_t first_term
   }
 }
 
+template <class Access = DirectAccess>
 inline void dot_rows_pair_to_s8(const int16_t* column, int32_t first_term, int32_t second_term,
-                                const DotRowsOutput d, int8_t* first_out, int8_t* second_out) {
+                                const DotRowsOutput d, int8_t* first_out, int8_t* second_out, Access access = {}) {
   with_output_stage(d.stages.form, d.min, d.max, [&]<StageForm kForm, bool kFullRange>() {
-    dot_rows_pair_to_s8_staged<kForm, kFullRange>(column, first_term, second_term, d, first_out, second_out);
+    dot_rows_pair_to_s8_staged<kForm, kFullRange>(column, first_term, second_term, d, first_out, second_out,
+                                                  access);
   });
 }
 

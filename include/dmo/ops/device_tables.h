@@ -1,0 +1,29 @@
+// The constant tables dmo's int8 device kernels read besides an op's own
+// tensors, built from its filter: weight rows packed four by four (CONV_2D,
+// FULLY_CONNECTED), a depthwise conv's per-channel window terms and its
+// 3x3 filter packed per four channels. Generated code keeps them in flash;
+// the dmo-device kernel family (ops/kernel_family.h) builds the same ones
+// on the host, so both run the same paths.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "dmo/model/graph.h"
+#include "dmo/ops/device_kernel.h"
+
+namespace dmo {
+
+// The filter of a conv-like op, rows packed by pack_weight_rows (conv and
+// fully connected: output channels by their weights' depth).
+std::vector<int8_t> device_packed_rows(const Subgraph& sg, const Op& op, const DeviceKernel& k);
+
+// depthwise_window_terms of a depthwise conv whose filter has no zero
+// point; empty otherwise (the kernel then takes no table).
+std::vector<int32_t> device_window_terms(const Subgraph& sg, const Op& op, const DeviceKernel& k);
+
+// pack_windows_3x3 of a depthwise conv with a 3x3 filter without zero
+// point and at least four channels; empty otherwise (no unrolled path).
+std::vector<int8_t> device_packed_windows(const Subgraph& sg, const Op& op, const DeviceKernel& k);
+
+}  // namespace dmo

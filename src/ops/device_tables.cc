@@ -1,0 +1,44 @@
+#include "dmo/ops/device_tables.h"
+
+#include "dmo/ops/eval/conv_s8_device.h"
+#include "dmo/ops/eval/depthwise_s8_device.h"
+
+namespace dmo {
+
+namespace {
+
+const int8_t* filter_values(const Subgraph& sg, const Op& op) {
+  return reinterpret_cast<const int8_t*>(sg.tensors[static_cast<size_t>(op.inputs[1])].data.data());
+}
+
+}  // namespace
+
+std::vector<int8_t> device_packed_rows(const Subgraph& sg, const Op& op, const DeviceKernel& k) {
+  const bool conv = k.loops == DeviceLoops::kConv;
+  const int32_t rows = conv ? k.conv.output_depth : k.fully_connected.units;
+  const int32_t depth = conv ? conv_column_depth(k.conv) : k.fully_connected.accum_depth;
+  std::vector<int8_t> packed(static_cast<size_t>(int64_t{rows} * depth));
+  pack_weight_rows(filter_values(sg, op), rows, depth, packed.data());
+  return packed;
+}
+
+std::vector<int32_t> device_window_terms(const Subgraph& sg, const Op& op, const DeviceKernel& k) {
+  if (k.requantization.filter_offset != 0) return {};
+  const DepthwiseGeometry& g = k.depthwise;
+  std::vector<int32_t> terms(static_cast<size_t>(g.output_depth));
+  depthwise_window_terms(filter_values(sg, op), g.filter_height * g.filter_width, g.output_depth,
+                         k.requantization.input_offset, terms.data());
+  return terms;
+}
+
+std::vector<int8_t> device_packed_windows(const Subgraph& sg, const Op& op, const DeviceKernel& k) {
+  const DepthwiseGeometry& g = k.depthwise;
+  if (g.filter_height != 3 || g.filter_width != 3 || k.requantization.filter_offset != 0 || g.output_depth < 4) {
+    return {};
+  }
+  std::vector<int8_t> packed(static_cast<size_t>(packed_window_bytes(g.output_depth)));
+  pack_windows_3x3(filter_values(sg, op), g.output_depth, packed.data());
+  return packed;
+}
+
+}  // namespace dmo
