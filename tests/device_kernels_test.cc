@@ -20,6 +20,7 @@
 
 #include "dmo/ops/device_channel_stages.h"
 #include "dmo/ops/device_kernel.h"
+#include "dmo/ops/device_tables.h"
 #include "dmo/ops/eval/add_s8_device.h"
 #include "dmo/ops/eval/average_pool_s8_device.h"
 #include "dmo/ops/eval/conv_s8_device.h"
@@ -275,10 +276,7 @@ std::vector<uint8_t> device_output(OneOp& m, const std::vector<uint8_t>& input, 
   // Generated code stores conv and fully connected weights packed.
   std::vector<int8_t> packed;
   if (k.loops == DeviceLoops::kConv || k.loops == DeviceLoops::kFullyConnected) {
-    const int32_t rows = k.loops == DeviceLoops::kConv ? k.conv.output_depth : k.fully_connected.units;
-    const int32_t depth = k.loops == DeviceLoops::kConv ? conv_column_depth(k.conv) : k.fully_connected.accum_depth;
-    packed.resize(static_cast<size_t>(o.inputs[1].bytes));
-    pack_weight_rows(reinterpret_cast<const int8_t*>(o.inputs[1].data), rows, depth, packed.data());
+    packed = device_packed_rows(m.graph.main(), m.graph.main().ops[0], k);
     o.inputs[1].data = reinterpret_cast<uint8_t*>(packed.data());
   }
   const DeviceKernelIO io{o.inputs.data(), static_cast<int32_t>(o.inputs.size()), o.outputs.data(), 1, descending,
@@ -313,17 +311,9 @@ std::vector<uint8_t> device_output(OneOp& m, const std::vector<uint8_t>& input, 
       break;
     case DeviceLoops::kDepthwiseConv:
       EXPECT_TRUE(depthwise_s8_device_applies(k.depthwise, io));
-      if (k.requantization.filter_offset == 0) {
-        window_terms.resize(static_cast<size_t>(k.depthwise.output_depth));
-        depthwise_window_terms(reinterpret_cast<const int8_t*>(o.inputs[1].data),
-                               k.depthwise.filter_height * k.depthwise.filter_width, k.depthwise.output_depth,
-                               k.requantization.input_offset, window_terms.data());
-      }
-      if (k.depthwise.filter_height == 3 && k.depthwise.filter_width == 3) {
-        packed_windows.resize(static_cast<size_t>(packed_window_bytes(k.depthwise.output_depth)));
-        pack_windows_3x3(reinterpret_cast<const int8_t*>(o.inputs[1].data), k.depthwise.output_depth,
-                         packed_windows.data());
-      }
+      // The tables generated code keeps.
+      window_terms = device_window_terms(m.graph.main(), m.graph.main().ops[0], k);
+      packed_windows = device_packed_windows(m.graph.main(), m.graph.main().ops[0], k);
       depthwise_s8_device(k.depthwise, k.requantization, io, stages,
                           window_terms.empty() ? nullptr : window_terms.data(),
                           packed_windows.empty() ? nullptr : packed_windows.data());

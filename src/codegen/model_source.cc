@@ -287,27 +287,37 @@ class ModelWriter {
     return path;
   }
 
+  // The kind of output stage a conv-like device kernel is compiled for
+  // (device_requantize.h): its table's form, and whether it clamps to
+  // int8's whole range.
+  static std::string stage_kind(const DeviceKernel& k, const DevicePath& device) {
+    const QuantizedRange& r = k.requantization.range;
+    return fmt::format("StageForm::{}, {}", device.stages.form == StageForm::kBounded ? "kBounded" : "kGeneral",
+                       r.min == -128 && r.max == 127);
+  }
+
   // The device kernel where one runs, else the shared reference nest.
   std::string call(int32_t op, const DeviceKernel& k, const DevicePath& device) {
     const std::string p = fmt::format("dmo_op_{}", op);
     switch (k.loops) {
       case DeviceLoops::kConv:
         if (device.runs) {
-          return fmt::format("conv_s8_device({0}_geometry, {0}_requantization, io, {1}, {2});", p,
-                             stages(op, device.stages), conv_scratch(op, k));
+          return fmt::format("conv_s8_device_staged<{3}>({0}_geometry, {0}_requantization, io, {1}, {2});", p,
+                             stages(op, device.stages), conv_scratch(op, k), stage_kind(k, device));
         }
         return fmt::format("conv_loops({0}_geometry, QuantizedConvArithmetic<int8_t>({0}_requantization), io, memory);", p);
       case DeviceLoops::kDepthwiseConv:
         if (device.runs) {
-          return fmt::format("depthwise_s8_device({0}_geometry, {0}_requantization, io, {1}, {2}, {3});", p,
-                             stages(op, device.stages), window_terms(op, k), packed_windows(op, k));
+          return fmt::format(
+              "depthwise_s8_device_staged<{4}>({0}_geometry, {0}_requantization, io, {1}.table, {2}, {3});", p,
+              stages(op, device.stages), window_terms(op, k), packed_windows(op, k), stage_kind(k, device));
         }
         return fmt::format(
             "depthwise_loops({0}_geometry, QuantizedConvArithmetic<int8_t>({0}_requantization), io, memory);", p);
       case DeviceLoops::kFullyConnected:
         if (device.runs) {
-          return fmt::format("fully_connected_s8_device({0}_geometry, {0}_requantization, io, {1});", p,
-                             stages(op, device.stages));
+          return fmt::format("fully_connected_s8_device_staged<{2}>({0}_geometry, {0}_requantization, io, {1});",
+                             p, stages(op, device.stages), stage_kind(k, device));
         }
         return fmt::format(
             "fully_connected_loops({0}_geometry, QuantizedConvArithmetic<int8_t>({0}_requantization), io, memory);",

@@ -33,11 +33,10 @@ std::vector<int32_t> device_window_terms(const Subgraph& sg, const Op& op, const
 
 std::vector<int8_t> device_packed_windows(const Subgraph& sg, const Op& op, const DeviceKernel& k) {
   const DepthwiseGeometry& g = k.depthwise;
-  if (g.filter_height != 3 || g.filter_width != 3 || k.requantization.filter_offset != 0 || g.output_depth < 4) {
-    return {};
-  }
-  std::vector<int8_t> packed(static_cast<size_t>(packed_window_bytes(g.output_depth)));
-  pack_windows_3x3(filter_values(sg, op), g.output_depth, packed.data());
+  const bool unrolled = g.depth_multiplier == 1 ? g.output_depth >= 4 : g.depth_multiplier % 4 == 0;
+  if (g.filter_height != 3 || g.filter_width != 3 || k.requantization.filter_offset != 0 || !unrolled) return {};
+  std::vector<int8_t> packed(static_cast<size_t>(packed_window_bytes(g.output_depth, g.depth_multiplier)));
+  pack_windows_3x3(filter_values(sg, op), g.output_depth, g.depth_multiplier, packed.data());
   return packed;
 }
 

@@ -23,7 +23,8 @@ std::vector<int8_t> device_packed_rows(const Subgraph& sg, const Op& op, const D
 std::vector<int32_t> device_window_terms(const Subgraph& sg, const Op& op, const DeviceKernel& k);
 
 // pack_windows_3x3 of a depthwise conv with a 3x3 filter without zero
-// point and at least four channels; empty otherwise (no unrolled path).
+// point whose unrolled path runs (depth multiplier 1 and at least four
+// channels, or a multiplier of four or more); empty otherwise.
 std::vector<int8_t> device_packed_windows(const Subgraph& sg, const Op& op, const DeviceKernel& k);
 
 }  // namespace dmo

@@ -71,9 +71,11 @@ inline void fill_s8(int8_t* to, int8_t value, int32_t count) {
   for (int32_t k = 0; k < count; ++k) to[k] = value;
 }
 
-template <class Requantization, class IO, class Access = DirectAccess>
-void conv_s8_device(const ConvGeometry& g, const Requantization& q, const IO& io, ChannelStages stages,
-                    DeviceColumnBuffers scratch, Access access = {}) {
+// The kernel for one kind of output stage (device_requantize.h): generated
+// code names the kind its op needs, so only that one is compiled in.
+template <StageForm kForm, bool kFullRange, class Requantization, class IO, class Access = DirectAccess>
+void conv_s8_device_staged(const ConvGeometry& g, const Requantization& q, const IO& io, ChannelStages stages,
+                           DeviceColumnBuffers scratch, Access access = {}) {
   const auto& in_ref = io.input(0);
   const auto& out_ref = io.output(0);
   const auto* input = reinterpret_cast<const int8_t*>(in_ref.data);
@@ -144,7 +146,7 @@ void conv_s8_device(const ConvGeometry& g, const Requantization& q, const IO& io
       const int8_t* first = window(batch, first_y, first_x, scratch.gather);
       const int8_t* second = window(batch, second_y, second_x, scratch.gather + depth);
       const ColumnSums sums = widen_column_pair(first, second, depth, q.input_offset, scratch.column, access);
-      dot_rows_pair_to_s8(scratch.column, offset_term(sums.first), offset_term(sums.second), rows_out,
+      dot_rows_pair_to_s8_staged<kForm, kFullRange>(scratch.column, offset_term(sums.first), offset_term(sums.second), rows_out,
                           output + out.pixel(batch, first_y, first_x), output + out.pixel(batch, second_y, second_x),
                           access);
     }
@@ -153,10 +155,19 @@ void conv_s8_device(const ConvGeometry& g, const Requantization& q, const IO& io
       const int32_t out_x = walk_index(i % width, cols, descending);
       const int32_t column_sum =
           widen_column(window(batch, out_y, out_x, scratch.gather), depth, q.input_offset, scratch.column, access);
-      dot_rows_to_s8(WidenedColumn{scratch.column}, offset_term(column_sum), rows_out,
+      dot_rows_to_s8_staged<kForm, kFullRange>(WidenedColumn{scratch.column}, offset_term(column_sum), rows_out,
                      output + out.pixel(batch, out_y, out_x), access);
     }
   }
+}
+
+// Any kind of output stage, chosen once per call.
+template <class Requantization, class IO, class Access = DirectAccess>
+void conv_s8_device(const ConvGeometry& g, const Requantization& q, const IO& io, ChannelStages stages,
+                    DeviceColumnBuffers scratch, Access access = {}) {
+  with_output_stage(stages.form, q.range.min, q.range.max, [&]<StageForm kForm, bool kFullRange>() {
+    conv_s8_device_staged<kForm, kFullRange>(g, q, io, stages, scratch, access);
+  });
 }
 
 }  // namespace dmo

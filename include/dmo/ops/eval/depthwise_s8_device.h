@@ -45,13 +45,31 @@ inline void depthwise_window_terms(const int8_t* weights, int32_t taps, int32_t 
   }
 }
 
-// A 3x3 filter as the unrolled whole-window paths read it: per group of
-// four output channels, the nine taps' weight words one after another, so
-// one pointer with constant offsets reaches them all (the channels beyond
-// the last whole group are not kept). Generated code keeps it in flash.
+// A 3x3 filter as the unrolled whole-window paths read it. With depth
+// multiplier 1: per group of four output channels, the nine taps' weight
+// words one after another, so one pointer with constant offsets reaches
+// them all (the channels beyond the last whole group are not kept). With a
+// larger multiplier: per output channel, its taps as five int16 pairs
+// (taps 0 and 1, 2 and 3, 4 and 5, 6 and 7, then 8 and a zero), one SMLAD
+// each against the window's values paired alike. Generated code keeps it
+// in flash.
 inline constexpr int32_t kWindowTaps3x3 = 9;
-inline int32_t packed_window_bytes(int32_t channels) { return channels / 4 * 4 * kWindowTaps3x3; }
-inline void pack_windows_3x3(const int8_t* weights, int32_t channels, int8_t* packed) {
+inline constexpr int32_t kTapPairBytes3x3 = 20;
+inline int32_t packed_window_bytes(int32_t channels, int32_t multiplier) {
+  return multiplier == 1 ? channels / 4 * 4 * kWindowTaps3x3 : channels * kTapPairBytes3x3;
+}
+inline void pack_windows_3x3(const int8_t* weights, int32_t channels, int32_t multiplier, int8_t* packed) {
+  if (multiplier != 1) {
+    for (int32_t c = 0; c < channels; ++c) {
+      for (int32_t t = 0; t < kWindowTaps3x3 + 1; ++t) {
+        const int32_t w = t < kWindowTaps3x3 ? weights[t * channels + c] : 0;
+        const auto half = static_cast<uint16_t>(static_cast<int16_t>(w));
+        *packed++ = static_cast<int8_t>(half & 0xff);
+        *packed++ = static_cast<int8_t>(half >> 8);
+      }
+    }
+    return;
+  }
   for (int32_t c = 0; c + 4 <= channels; c += 4) {
     for (int32_t t = 0; t < kWindowTaps3x3; ++t) {
       for (int32_t b = 0; b < 4; ++b) *packed++ = weights[t * channels + c + b];
@@ -89,10 +107,12 @@ struct FourChannelSums {
 // The most taps a depth multiplier above 1 keeps per input channel.
 inline constexpr int32_t kMaxMultiplierTaps = 25;
 
-template <StageForm kForm, bool kFullRange, class Requantization, class IO, class Access>
+// The kernel for one kind of output stage (device_requantize.h), as
+// generated code names it.
+template <StageForm kForm, bool kFullRange, class Requantization, class IO, class Access = DirectAccess>
 void depthwise_s8_device_staged(const DepthwiseGeometry& g, const Requantization& q, const IO& io,
                                 const ChannelStage* stages, const int32_t* window_terms,
-                                const int8_t* packed_windows, Access access) {
+                                const int8_t* packed_windows, Access access = {}) {
   const auto& in_ref = io.input(0);
   const auto& out_ref = io.output(0);
   const auto* input = reinterpret_cast<const int8_t*>(in_ref.data);
@@ -185,26 +205,35 @@ void depthwise_s8_device_staged(const DepthwiseGeometry& g, const Requantization
     if (folded != nullptr && packed_windows != nullptr && multiplier % 4 == 0 && tap_rows == 3 && tap_cols == 3 &&
         g.filter_height == 3 && g.filter_width == 3) {
       // The whole 3x3 window of a multiplier of four or more (a
-      // MobileNet's first layer: one input channel to eight), unrolled:
-      // per four output channels, each tap one input byte against one
-      // weight word.
+      // MobileNet's first layer: one input channel to eight): per input
+      // channel its nine values read once, paired as the weights are
+      // (pack_windows_3x3), then per output channel five SMLADs.
       for (int32_t ic = 0; ic < g.input_depth; ++ic) {
-        for (int32_t m = 0; m < multiplier; m += 4) {
-          const int32_t first = ic * multiplier + m;
-          FourChannelSums sums{folded[first], folded[first + 1], folded[first + 2], folded[first + 3]};
-          const int8_t* in_row = first_tap + ic;
-          const int8_t* const w = packed_windows + first * kWindowTaps3x3;
-          auto tap = [&](const int8_t* at, int32_t t) DMO_ALWAYS_INLINE {
-            sums.add_value(access.load(0, at), dsp::load_word(w + 4 * t));
-            dsp::schedule_barrier();
-          };
-#pragma GCC unroll 3
-          for (int32_t fy = 0; fy < 3; ++fy, in_row += tap_row) {
-            tap(in_row, 3 * fy);
-            tap(in_row + tap_col, 3 * fy + 1);
-            tap(in_row + 2 * tap_col, 3 * fy + 2);
-          }
-          store4(pixel, first, sums);
+        const int8_t* in_row = first_tap + ic;
+        int32_t x[kWindowTaps3x3];
+        for (int32_t fy = 0; fy < 3; ++fy, in_row += tap_row) {
+          x[3 * fy] = access.load(0, in_row);
+          x[3 * fy + 1] = access.load(0, in_row + tap_col);
+          x[3 * fy + 2] = access.load(0, in_row + 2 * tap_col);
+        }
+        const uint32_t x01 = dsp::make_pair(x[0], x[1]), x23 = dsp::make_pair(x[2], x[3]);
+        const uint32_t x45 = dsp::make_pair(x[4], x[5]), x67 = dsp::make_pair(x[6], x[7]);
+        const uint32_t x8 = static_cast<uint16_t>(x[8]);
+        const int32_t first_channel = ic * multiplier;
+        const int8_t* w = packed_windows + first_channel * kTapPairBytes3x3;
+        auto window_sum = [&](const int8_t* taps, int32_t acc) DMO_ALWAYS_INLINE {
+          acc = dsp::dual_multiply_add(x01, dsp::load_word(taps), acc);
+          acc = dsp::dual_multiply_add(x23, dsp::load_word(taps + 4), acc);
+          acc = dsp::dual_multiply_add(x45, dsp::load_word(taps + 8), acc);
+          acc = dsp::dual_multiply_add(x67, dsp::load_word(taps + 12), acc);
+          return dsp::dual_multiply_add(x8, dsp::load_word(taps + 16), acc);
+        };
+        for (int32_t m = 0; m < multiplier; m += 4, w += 4 * kTapPairBytes3x3) {
+          const int32_t c = first_channel + m;
+          const FourChannelSums sums{window_sum(w, folded[c]), window_sum(w + kTapPairBytes3x3, folded[c + 1]),
+                                     window_sum(w + 2 * kTapPairBytes3x3, folded[c + 2]),
+                                     window_sum(w + 3 * kTapPairBytes3x3, folded[c + 3])};
+          store4(pixel, c, sums);
         }
       }
       return;

@@ -51,6 +51,13 @@ inline uint32_t sign_extend_odd_bytes(uint32_t word) {
 // Lane-wise 16-bit addition (wrapping).
 inline uint32_t add_pairs(uint32_t a, uint32_t b) { return __sadd16(a, b); }
 
+// `low` in lane 0 and `high` in lane 1, each cut to 16 bits (PKHBT).
+inline uint32_t make_pair(int32_t low, int32_t high) {
+  uint32_t out;
+  asm("pkhbt %0, %1, %2, lsl #16" : "=r"(out) : "r"(low), "r"(high));
+  return out;
+}
+
 // acc + a.lane0 * b.lane0 + a.lane1 * b.lane1 (SMLAD).
 inline int32_t dual_multiply_add(uint32_t a, uint32_t b, int32_t acc) {
   return __smlad(a, b, acc);

@@ -23,9 +23,11 @@ bool fully_connected_s8_device_applies(const IO& io) {
   return io.input(0).strides == nullptr && io.input(1).strides == nullptr && io.output(0).strides == nullptr;
 }
 
-template <class Requantization, class IO, class Access = DirectAccess>
-void fully_connected_s8_device(const FullyConnectedGeometry& g, const Requantization& q, const IO& io,
-                               ChannelStages stages, Access access = {}) {
+// The kernel for one kind of output stage (device_requantize.h), as
+// generated code names it.
+template <StageForm kForm, bool kFullRange, class Requantization, class IO, class Access = DirectAccess>
+void fully_connected_s8_device_staged(const FullyConnectedGeometry& g, const Requantization& q, const IO& io,
+                                      ChannelStages stages, Access access = {}) {
   const auto* input = reinterpret_cast<const int8_t*>(io.input(0).data);
   const auto* weights = reinterpret_cast<const int8_t*>(io.input(1).data);
   auto* output = reinterpret_cast<int8_t*>(io.output(0).data);
@@ -40,8 +42,17 @@ void fully_connected_s8_device(const FullyConnectedGeometry& g, const Requantiza
       for (int32_t k = 0; k < depth; ++k) row_sum += row.at(k);
       offset_term = static_cast<int32_t>(static_cast<uint32_t>(q.filter_offset) * static_cast<uint32_t>(row_sum));
     }
-    dot_rows_to_s8(row, offset_term, rows_out, output + batch * g.units, access);
+    dot_rows_to_s8_staged<kForm, kFullRange>(row, offset_term, rows_out, output + batch * g.units, access);
   }
+}
+
+// Any kind of output stage, chosen once per call.
+template <class Requantization, class IO, class Access = DirectAccess>
+void fully_connected_s8_device(const FullyConnectedGeometry& g, const Requantization& q, const IO& io,
+                               ChannelStages stages, Access access = {}) {
+  with_output_stage(stages.form, q.range.min, q.range.max, [&]<StageForm kForm, bool kFullRange>() {
+    fully_connected_s8_device_staged<kForm, kFullRange>(g, q, io, stages, access);
+  });
 }
 
 }  // namespace dmo

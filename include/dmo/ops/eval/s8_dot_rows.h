@@ -203,13 +203,6 @@ inline void dot_rows_to_s8_staged(const Column column, int32_t offset_term, cons
   }
 }
 
-template <class Column, class Access = DirectAccess>
-inline void dot_rows_to_s8(const Column column, int32_t offset_term, const DotRowsOutput d, int8_t* out,
-                           Access access = {}) {
-  with_output_stage(d.stages.form, d.min, d.max, [&]<StageForm kForm, bool kFullRange>() {
-    dot_rows_to_s8_staged<kForm, kFullRange>(column, offset_term, d, out, access);
-  });
-}
 
 // dot_rows_to_s8 for two interleaved columns (widen_column_pair): each
 // weight word is unpacked once for both, two rows of a group at a time.
@@ -297,13 +290,5 @@ inline void dot_rows_pair_to_s8_staged(const int16_t* column, int32_t first_term
   }
 }
 
-template <class Access = DirectAccess>
-inline void dot_rows_pair_to_s8(const int16_t* column, int32_t first_term, int32_t second_term,
-                                const DotRowsOutput d, int8_t* first_out, int8_t* second_out, Access access = {}) {
-  with_output_stage(d.stages.form, d.min, d.max, [&]<StageForm kForm, bool kFullRange>() {
-    dot_rows_pair_to_s8_staged<kForm, kFullRange>(column, first_term, second_term, d, first_out, second_out,
-                                                  access);
-  });
-}
 
 }  // namespace dmo
