@@ -10,6 +10,7 @@
 
 #include "dmo/error.h"
 #include "dmo/ops/device_channel_stages.h"
+#include "dmo/ops/device_kernel_applies.h"
 #include "dmo/ops/device_tables.h"
 #include "dmo/ops/eval/add_s8_device.h"
 #include "dmo/ops/eval/average_pool_s8_device.h"
@@ -271,16 +272,8 @@ class ModelWriter {
   };
   DevicePath device_path(int32_t op, const DeviceKernel& k, const KernelIO& io) const {
     DevicePath path;
-    if (k.type != DataType::kInt8) return path;
-    switch (k.loops) {
-      case DeviceLoops::kConv: path.runs = conv_s8_device_applies(k.conv, io); break;
-      case DeviceLoops::kDepthwiseConv: path.runs = depthwise_s8_device_applies(k.depthwise, io); break;
-      case DeviceLoops::kFullyConnected: path.runs = fully_connected_s8_device_applies(io); break;
-      case DeviceLoops::kAveragePool: path.runs = average_pool_s8_device_applies(io); return path;
-      case DeviceLoops::kAdd: path.runs = add_s8_device_applies(k.broadcast, io); return path;
-      default: return path;
-    }
-    if (!path.runs) return path;
+    path.runs = device_kernel_applies(k, io);
+    if (!path.runs || !device_kernel_is_conv_like(k)) return path;
     std::optional<DeviceChannelStages> stages = device_channel_stages(sg_, sg_.ops[static_cast<size_t>(op)], k);
     path.runs = stages.has_value();
     if (stages) path.stages = std::move(*stages);

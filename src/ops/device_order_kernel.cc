@@ -5,13 +5,9 @@
 #include <vector>
 
 #include "dmo/ops/device_channel_stages.h"
+#include "dmo/ops/device_kernel_applies.h"
 #include "dmo/ops/device_order_access.h"
 #include "dmo/ops/device_tables.h"
-#include "dmo/ops/eval/add_s8_device.h"
-#include "dmo/ops/eval/average_pool_s8_device.h"
-#include "dmo/ops/eval/conv_s8_device.h"
-#include "dmo/ops/eval/depthwise_s8_device.h"
-#include "dmo/ops/eval/fully_connected_s8_device.h"
 
 namespace dmo {
 
@@ -32,16 +28,7 @@ struct DeviceOrderKernel {
   template <class Memory>
   void eval(const KernelIO& io, Memory& memory) const {
     const DeviceKernel& k = *device;
-    bool applies = false;
-    switch (k.loops) {
-      case DeviceLoops::kConv: applies = conv_s8_device_applies(k.conv, io); break;
-      case DeviceLoops::kDepthwiseConv: applies = depthwise_s8_device_applies(k.depthwise, io); break;
-      case DeviceLoops::kFullyConnected: applies = fully_connected_s8_device_applies(io); break;
-      case DeviceLoops::kAveragePool: applies = average_pool_s8_device_applies(io); break;
-      case DeviceLoops::kAdd: applies = add_s8_device_applies(k.broadcast, io); break;
-      default: break;
-    }
-    if (!applies) return reference.eval(io, memory);
+    if (!device_kernel_applies(k, io)) return reference.eval(io, memory);
     // The weights as generated code stores them (packed rows).
     std::array<TensorRef, 3> inputs{};
     const size_t count = io.inputs.size() < inputs.size() ? io.inputs.size() : inputs.size();
@@ -95,9 +82,7 @@ PreparedKernel with_device_order(const OpContext& ctx, PreparedKernel reference)
   if (function == nullptr) return reference;
   DeviceOrderKernel kernel;
   kernel.device = reference.device;
-  const bool conv_like = k.loops == DeviceLoops::kConv || k.loops == DeviceLoops::kDepthwiseConv ||
-                         k.loops == DeviceLoops::kFullyConnected;
-  if (conv_like) {
+  if (device_kernel_is_conv_like(k)) {
     // Generated code runs the reference nest where the weights or bias are
     // not constant; so does this family.
     std::optional<DeviceChannelStages> stages = device_channel_stages(*ctx.subgraph, *ctx.op, k);
