@@ -330,6 +330,35 @@ TEST(ExportCli, ZooNameExportsLikeItsZooFile) {
   EXPECT_EQ(test::read_file(dir.file("from_name.tflite")), test::read_file(dir.file("from_file.tflite")));
 }
 
+// The arena to give TFLM: per family the head with the file plus the
+// tail, the largest printed, in the JSON and in the C header.
+TEST(ExportCli, GivesTheWholeArenaPerKernelFamily) {
+  ScratchDir dir;
+  auto r = run_dmo({"export", "mobilenet_v1_0.25_128_int8", "-o", dir.file("m.tflite"), "--c-header",
+                    dir.file("m.h"), "--json"});
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["tflm_arena"].size(), j["heads"].size());
+  int64_t largest = 0;
+  for (size_t f = 0; f < j["heads"].size(); ++f) {
+    const nlohmann::json& a = j["tflm_arena"][f];
+    EXPECT_EQ(a["kernels"], j["heads"][f]["kernels"]);
+    EXPECT_EQ(a["head_bytes"], j["heads"][f]["with"]);
+    ASSERT_TRUE(a["tail_bytes"].is_number()) << a.dump();
+    EXPECT_GT(a["tail_bytes"].get<int64_t>(), 0);
+    EXPECT_EQ(a["arena_bytes"].get<int64_t>(), a["head_bytes"].get<int64_t>() + a["tail_bytes"].get<int64_t>());
+    largest = std::max(largest, a["arena_bytes"].get<int64_t>());
+  }
+  EXPECT_EQ(j["tflm_arena_bytes"].get<int64_t>(), largest);
+  const std::vector<uint8_t> header_bytes = test::read_file(dir.file("m.h"));
+  const std::string header(header_bytes.begin(), header_bytes.end());
+  EXPECT_NE(header.find(fmt::format("_TFLM_ARENA_BYTES {}\n", largest)), std::string::npos) << header;
+  auto text = run_dmo({"export", "mobilenet_v1_0.25_128_int8", "-o", dir.file("t.tflite")});
+  ASSERT_EQ(text.exit_status, 0) << text.err;
+  EXPECT_NE(text.out.find(fmt::format("give TFLM's MicroInterpreter {} bytes", largest)), std::string::npos)
+      << text.out;
+}
+
 TEST(ExportCli, ZooWritesAModelThatImportsIdentical) {
   ScratchDir dir;
   const std::string name = "mobilenet_v2_0.35_96_uint8";

@@ -55,11 +55,12 @@ namespace {
 // TFLM's problem for each family the plan is for: the same tensors, the
 // family's own scratch buffers.
 struct FamilyProblems {
+  const Graph& graph;
   std::vector<KernelFamily> families;
   std::vector<MemoryProblem> problems;
   std::vector<int64_t> without;  // TFLM's head for each as the model is
 
-  FamilyProblems(const Graph& graph, const PlanResult& result) : families(result.families) {
+  FamilyProblems(const Graph& graph_in, const PlanResult& result) : graph(graph_in), families(result.families) {
     if (families.empty()) families = {KernelFamily::kTflmReference};
     if (families.size() == 1) {  // the plan's own TFLM problem is that family's
       problems = {result.tflm_problem};
@@ -84,7 +85,10 @@ struct FamilyProblems {
           offsets[b] = words.offsets[static_cast<size_t>(t)];
         }
       }
-      out.push_back({families[f], without[f], plan_tflm_with_offsets(problem, offsets).arena_size});
+      const int64_t with = plan_tflm_with_offsets(problem, offsets).arena_size;
+      const auto scratch = std::count_if(problem.buffers.begin(), problem.buffers.end(),
+                                         [](const BufferRequest& b) { return b.tensor == kNoTensor; });
+      out.push_back({families[f], without[f], with, tflm_arena(graph, families[f], with, scratch, words)});
     }
     return out;
   }
@@ -182,6 +186,16 @@ TflmDeployment smallest_deployment(const Graph& graph, const PlanResult& result,
 }
 
 }  // namespace
+
+std::optional<int64_t> largest_tflm_arena(const TflmDeployment& deployment) {
+  std::optional<int64_t> most;
+  for (const FamilyHead& h : deployment.heads) {
+    const std::optional<int64_t> total = h.arena.total_bytes();
+    if (!total) return std::nullopt;
+    most = std::max(most.value_or(0), *total);
+  }
+  return most;
+}
 
 std::vector<FamilyHead> heads_worse_with_export(const TflmDeployment& deployment) {
   std::vector<FamilyHead> worse;

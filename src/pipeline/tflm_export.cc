@@ -28,6 +28,7 @@ std::string offline_plan_c_header(const Graph& graph, const std::string& source,
   const OfflinePlan& plan = deployment.words;
   const std::string ident = c_identifier(stem);
   const std::string macro = upper(ident);
+  const std::optional<int64_t> tflm_total = largest_tflm_arena(deployment);
   std::vector<int32_t> words = {plan.version, plan.subgraph_count, static_cast<int32_t>(plan.offsets.size())};
   words.insert(words.end(), plan.offsets.begin(), plan.offsets.end());
   std::string out = fmt::format(
@@ -46,20 +47,22 @@ std::string offline_plan_c_header(const Graph& graph, const std::string& source,
       "// {8}.\n"
       "// With it the non-persistent section (TFLM's sizes rounded up to 16, its\n"
       "// kernels' scratch buffers included) needs {1}_ARENA_BYTES; without it\n"
-      "// {2} bytes. Give the interpreter that plus TFLM's persistent allocations\n"
-      "// (tensor structs, op data, variable tensors); after AllocateTensors(),\n"
-      "// MicroInterpreter::arena_used_bytes() gives the total.\n"
+      "// {2} bytes. TFLM's persistent allocations (tensor structs, op data,\n"
+      "// variable tensors) come on top: {9}\n"
       "#ifndef {1}_OFFLINE_PLAN_H_\n"
       "#define {1}_OFFLINE_PLAN_H_\n"
       "\n"
       "#include <stdint.h>\n"
       "\n"
-      "#define {1}_ARENA_BYTES {3}\n"
+      "#define {1}_ARENA_BYTES {3}\n"      "{10}"
       "#define {1}_OFFLINE_PLAN_WORDS {4}\n"
       "\n"
       "static const int32_t {5}_offline_plan[{1}_OFFLINE_PLAN_WORDS] = {{",
       std::filesystem::path(source).filename().string(), macro, deployment.without_export_bytes,
-      deployment.arena_bytes, words.size(), ident, deployment.reason, deployment_safe_for(deployment), graph_inputs_statement(graph, deployment));
+      deployment.arena_bytes, words.size(), ident, deployment.reason, deployment_safe_for(deployment), graph_inputs_statement(graph, deployment),
+      tflm_total ? fmt::format("on a 32-bit target the interpreter needs\n// {}_TFLM_ARENA_BYTES in all (MicroInterpreter::arena_used_bytes()).", macro)
+                 : std::string("after AllocateTensors(),\n// MicroInterpreter::arena_used_bytes() gives the total."),
+      tflm_total ? fmt::format("#define {}_TFLM_ARENA_BYTES {}\n", macro, *tflm_total) : std::string());
   for (size_t i = 0; i < words.size(); ++i) {
     out += i % 8 == 0 ? "\n    " : " ";
     out += fmt::format("{},", words[i]);

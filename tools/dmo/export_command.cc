@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "dmo/report/tflm_arena_report.h"
 #include "dmo/error.h"
 #include "dmo/pipeline/model_source.h"
 #include "dmo/model/op_order.h"
@@ -137,6 +138,8 @@ Command add_export_command(CLI::App& app) {
                           {"without_export_bytes", deployment.without_export_bytes},
                           {"dmo_bytes", deployment.dmo_bytes},
                           {"tflm_greedy_bytes", report.tflm_greedy.arena_size},
+                          {"tflm_arena", tflm_arena_json(deployment_arenas(deployment))},
+                          {"tflm_arena_bytes", largest_tflm_arena(deployment) ? nlohmann::json(*largest_tflm_arena(deployment)) : nlohmann::json(nullptr)},
                           {"tensors_planned", deployment.tensors_planned},
                           {"kernels", kernel_families_label(report.families)},
                           {"safe_for", deployment_safe_for(deployment)},
@@ -157,10 +160,11 @@ Command add_export_command(CLI::App& app) {
         "arena (non-persistent head, sizes rounded up to 16, TFLM's scratch buffers included) with this plan: {} "
         "bytes; without it: {} bytes\n"
         "{}"
-        "give TFLM at least {} bytes plus its persistent allocations (tensor structs, op data, variables)\n",
+        "{}",
         model.source, deployment.reason, deployment.tensors_planned, plan.offsets.size(),
         graph.subgraphs.size() > 1 ? " of every subgraph, planned together as TFLM plans them" : " of subgraph 0",
-        deployment.arena_bytes, deployment.without_export_bytes, heads_text(deployment.heads), deployment.arena_bytes);
+        deployment.arena_bytes, deployment.without_export_bytes, heads_text(deployment.heads),
+        tflm_deployment_arena_text(deployment));
     if (split_asked) std::cout << kSplitNotExported << '\n';
     if (!order.empty()) {
       std::cout << fmt::format("subgraph 0's operators written in the order (original indices) {}\n",

@@ -10,7 +10,9 @@
 #include "dmo/pipeline/reordered_plan.h"
 #include "dmo/pipeline/split_search.h"
 #include "dmo/plan/problem_file.h"
+#include "dmo/pipeline/tflm_arena.h"
 #include "dmo/report/plan_report.h"
+#include "dmo/report/tflm_arena_report.h"
 #include "dmo/report/plan_svg.h"
 #include "dmo/report/reorder_report.h"
 #include "dmo/report/split_report.h"
@@ -115,8 +117,10 @@ Command add_plan_command(CLI::App& app) {
     const SplitSearchResult* found = search ? &*search : nullptr;
     if (!options->dump_problem.empty()) write_text_file(options->dump_problem, problem_json(report.problem));
     if (!options->svg.empty()) write_text_file(options->svg, plan_svg(planned_graph, report));
+    const std::vector<TflmArena> arenas = tflm_arenas(planned_graph, report);
     if (options->json) {
       nlohmann::json j = plan_report_json(planned_graph, report, found);
+      j["tflm_arena"] = tflm_arena_json(arenas);
       if (reordered) {
         j = reorder_report_json(*reordered, std::move(j));
       } else {
@@ -128,6 +132,8 @@ Command add_plan_command(CLI::App& app) {
     }
     if (reordered) std::cout << reorder_report_text(*reordered);
     std::cout << plan_report_text(planned_graph, report);
+    std::cout << tflm_arena_text("TFLM's whole arena as the model is (its own plan; head + persistent tail, 32-bit target):",
+                                 arenas);
     if (found) std::cout << split_search_summary_text(*found);
     if (found && split_by_default(options->split)) std::cout << kSplitDefaultNote << '\n';
     if (found && options->split_report) std::cout << split_tradeoff_text(*found);

@@ -9,12 +9,14 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "dmo/model/graph.h"
 #include "dmo/ops/kernel_family.h"
 #include "dmo/pipeline/plan_pipeline.h"
+#include "dmo/pipeline/tflm_arena.h"
 
 namespace dmo {
 
@@ -34,6 +36,8 @@ struct FamilyHead {
   KernelFamily family = KernelFamily::kTflmReference;
   int64_t without = 0;
   int64_t with = 0;
+  // TFLM's whole arena with the words deployed: `with` plus the tail.
+  TflmArena arena;
 };
 
 struct TflmDeployment {
@@ -52,6 +56,10 @@ struct TflmDeployment {
   // The kernel families dmo's plan was made for (PlanResult::families).
   std::vector<KernelFamily> families = {KernelFamily::kTflmReference};
 };
+
+// The arena to give TFLM with the deployed words: per family head + tail,
+// the largest over the families; nothing when a tail is unknown.
+std::optional<int64_t> largest_tflm_arena(const TflmDeployment& deployment);
 
 // The heads of the families that need more with the export than without it.
 std::vector<FamilyHead> heads_worse_with_export(const TflmDeployment& deployment);
