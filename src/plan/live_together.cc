@@ -24,8 +24,15 @@ std::vector<std::vector<int32_t>> buffers_live_together(const MemoryProblem& pro
       together[static_cast<size_t>(b)].push_back(a);
     }
   }
-  for (std::vector<int32_t>& list : together) std::sort(list.begin(), list.end());
-  return together;
+  // Each list in ascending buffer order: buffers visited in ascending order
+  // append themselves to their partners' lists (linear, where sorting every
+  // list costs a log factor on long-lived buffers' long lists).
+  std::vector<std::vector<int32_t>> sorted(n);
+  for (size_t b = 0; b < n; ++b) sorted[b].reserve(together[b].size());
+  for (size_t b = 0; b < n; ++b) {
+    for (int32_t partner : together[b]) sorted[static_cast<size_t>(partner)].push_back(static_cast<int32_t>(b));
+  }
+  return sorted;
 }
 
 }  // namespace dmo
