@@ -1,0 +1,28 @@
+// Split stages written as ops TFLM already has, for a runtime that runs
+// every op whole: per tile (a band of the stage's last output rows), a
+// STRIDED_SLICE of the stage input's rows the tile reads; then each op of
+// the chain on its band, with VALID padding after a PAD (PADV2 for max
+// pooling) holding the rows and columns the original op's padding adds at
+// that band; and one CONCATENATION of the tiles' last outputs along the
+// height into the stage's output tensor. Every tile op computes what the
+// split schedule's band step computes (transform/stage_tiling.h), so the
+// rewritten graph's outputs are the original's bit for bit. Weights are
+// shared (each tile's op reads the original filter and bias tensors); the
+// stage's original intermediates are left in the tensor list, unused.
+#pragma once
+
+#include <vector>
+
+#include "dmo/model/graph.h"
+#include "dmo/schedule/split_stage.h"
+
+namespace dmo {
+
+// Subgraph 0 with `stages` tiled. Throws dmo::Error naming the stage and
+// why when one cannot be written so: column tiles (their patches would be
+// stitched by copies TFLM's dense tensors cannot avoid), average pooling
+// whose window reaches padding (TFLM divides by the taps inside the input,
+// which no padded input reproduces), or a stage tile_stage refuses.
+Graph tiled_stages(const Graph& graph, std::vector<SplitStage> stages);
+
+}  // namespace dmo
