@@ -166,7 +166,7 @@ inline std::string graph_difference(const Graph& a, const Graph& b, const GraphC
   auto mb = metadata_without_plan(b, how.compare_offline_plan);
   if (ma.size() != mb.size()) return fmt::format("{} vs {} metadata entries", ma.size(), mb.size());
   for (size_t m = 0; m < ma.size(); ++m) {
-    if (ma[m].name != mb[m].name || ma[m].buffer_index != mb[m].buffer_index) {
+    if (ma[m].name != mb[m].name || ma[m].buffer_index != mb[m].buffer_index || ma[m].data != mb[m].data) {
       return fmt::format("metadata {}: '{}'@{} vs '{}'@{}", m, ma[m].name, ma[m].buffer_index, mb[m].name,
                          mb[m].buffer_index);
     }

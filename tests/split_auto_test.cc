@@ -697,20 +697,48 @@ TEST(SplitAutoCli, AutoIsTheDefaultAndStepsAsideForOptionsThatExcludeIt) {
   EXPECT_EQ(from_file.out.find("ops split"), std::string::npos) << from_file.out;
 }
 
-TEST(SplitAutoCli, ExportWritesTheUnsplitPlanAndSaysSo) {
+// dmo export --split: auto writes the tiled model only when TFLM's whole
+// arena (head + tail) is smaller than with every op whole; stages given are
+// written as asked, and run to the original's outputs; column tiles cannot
+// be written (exit 2, nothing written).
+TEST(SplitAutoCli, ExportWritesSplitStagesOnlyWhereTflmNeedsLess) {
   const std::string out = temp_path("export.tflite");
   const test::CommandResult split = test::run_dmo({"export", kModel, "-o", out, "--split", "auto", "--json"});
   ASSERT_EQ(split.exit_status, 0) << split.err;
   const nlohmann::json j = nlohmann::json::parse(split.out);
-  EXPECT_NE(j["split"].get<std::string>().find("split stages are not exported"), std::string::npos);
+  ASSERT_TRUE(j["split"].is_object()) << j.dump();
   const std::vector<uint8_t> with_split = test::read_file(out);
   const test::CommandResult plain = test::run_dmo({"export", kModel, "-o", out, "--json"});
   ASSERT_EQ(plain.exit_status, 0) << plain.err;
-  EXPECT_FALSE(nlohmann::json::parse(plain.out).contains("split"));
-  EXPECT_EQ(test::read_file(out), with_split);  // the same unsplit plan
-  const test::CommandResult text = test::run_dmo({"export", kModel, "-o", out, "--split", "2-3:4"});
-  EXPECT_NE(text.out.find("split stages are not exported: TFLM runs every op whole"), std::string::npos) << text.out;
+  const nlohmann::json whole = nlohmann::json::parse(plain.out);
+  EXPECT_FALSE(whole.contains("split"));
+  EXPECT_EQ(j["split"]["whole_ops_tflm_arena_bytes"], whole["tflm_arena_bytes"]);
+  if (j["split"]["written"].get<bool>()) {
+    EXPECT_LT(j["split"]["tflm_arena_bytes"].get<int64_t>(), whole["tflm_arena_bytes"].get<int64_t>());
+    EXPECT_EQ(j["tflm_arena_bytes"], j["split"]["tflm_arena_bytes"]);
+  } else {
+    EXPECT_GE(j["split"]["tflm_arena_bytes"].get<int64_t>(), whole["tflm_arena_bytes"].get<int64_t>());
+    EXPECT_NE(j["split"]["reason"].get<std::string>().find("not written"), std::string::npos) << j.dump();
+    EXPECT_EQ(test::read_file(out), with_split);  // the whole-op file
+  }
+
+  const test::CommandResult given = test::run_dmo({"export", kModel, "-o", out, "--split", "2-3:4"});
+  ASSERT_EQ(given.exit_status, 0) << given.err;
+  EXPECT_NE(given.out.find("split stages written as whole ops"), std::string::npos) << given.out;
+  const test::CommandResult tiled_run = test::run_dmo({"run", out, "--seed", "1"});
+  const test::CommandResult original_run = test::run_dmo({"run", kModel, "--seed", "1"});
+  ASSERT_EQ(tiled_run.exit_status, 0) << tiled_run.err;
+  auto hash_of = [](const std::string& text) { return text.substr(text.find("outputs_fnv1a64=")); };
+  EXPECT_EQ(hash_of(tiled_run.out), hash_of(original_run.out));
+  const test::CommandResult verified = test::run_dmo({"verify", out});
+  EXPECT_EQ(verified.exit_status, 0) << verified.out << verified.err;
+
   std::filesystem::remove(out);
+  const test::CommandResult columns = test::run_dmo({"export", kModel, "-o", out, "--split", "2-3:4x2"});
+  EXPECT_EQ(columns.exit_status, 2);
+  EXPECT_EQ(std::count(columns.err.begin(), columns.err.end(), '\n'), 1) << columns.err;
+  EXPECT_NE(columns.err.find("column tiles cannot be exported"), std::string::npos) << columns.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
 }
 
 // The seed's check model (built in): its input alone is 49,152 B; the

@@ -492,6 +492,17 @@ TEST(GraphWriter, WritesEveryParamsKindAndOfflinePlans) {
   EXPECT_EQ(back.metadata[0].buffer_index, 7u);  // after the sentinel and six tensor buffers
 }
 
+TEST(GraphWriter, KeepsMetadataWithItsBytes) {
+  Graph graph = zoo_graph("mobilenet_v1_0.25_128_int8");
+  int32_t buffers = 0;
+  for (const Tensor& t : graph.main().tensors) buffers = std::max(buffers, t.buffer_index + 1);
+  graph.metadata.push_back({"min_runtime_version", static_cast<uint32_t>(buffers), {'1', '.', '1', '4', 0}});
+  const Graph back = read_tflite_bytes(write_tflite(graph), "back");
+  ASSERT_EQ(back.metadata.size(), 1u);
+  EXPECT_EQ(back.metadata[0].name, "min_runtime_version");
+  EXPECT_EQ(back.metadata[0].data, graph.metadata[0].data);
+}
+
 TEST(GraphWriter, RefusesWhatAFileCannotSayTheSameWay) {
   Graph graph = zoo_graph("mobilenet_v1_0.25_128_int8");
   Graph undecoded = graph;
@@ -502,8 +513,9 @@ TEST(GraphWriter, RefusesWhatAFileCannotSayTheSameWay) {
   EXPECT_NE(error_of([&] { write_tflite(wrong); }).find("op 0 (CONV_2D) carries parameters of another"),
             std::string::npos)
       << error_of([&] { write_tflite(wrong); });
+  // Metadata sharing a constant's buffer with other bytes cannot be said.
   Graph metadata = graph;
-  metadata.metadata.push_back({"min_runtime_version", 1});
+  metadata.metadata.push_back({"min_runtime_version", 1, {'1', '.', '1', '4'}});
   EXPECT_NE(error_of([&] { write_tflite(metadata); }).find("min_runtime_version"), std::string::npos);
   Graph sentinel = graph;
   for (Tensor& t : sentinel.subgraphs[0].tensors) {

@@ -113,12 +113,14 @@ class GraphWriter {
     if (graph_.offline_plan) plan_words_ = encode_offline_plan(*graph_.offline_plan);
     bool plan_written = false;
     for (const MetadataEntry& entry : graph_.metadata) {
-      if (entry.name != kOfflinePlanMetadataName || !graph_.offline_plan) {
-        fail(fmt::format("metadata '{}': its bytes are not part of the graph", entry.name));
+      if (entry.name == kOfflinePlanMetadataName) {
+        if (!graph_.offline_plan) continue;  // the plan was dropped: so is its entry
+        claim(entry.buffer_index, &plan_words_, fmt::format("metadata '{}'", entry.name));
+        plan_written = true;
+      } else {
+        claim(entry.buffer_index, &entry.data, fmt::format("metadata '{}'", entry.name));
       }
-      claim(entry.buffer_index, &plan_words_, fmt::format("metadata '{}'", entry.name));
       metadata_.emplace_back(entry.name, entry.buffer_index);
-      plan_written = true;
     }
     if (graph_.offline_plan && !plan_written) {
       buffer_data_.push_back(&plan_words_);

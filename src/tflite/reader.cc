@@ -374,6 +374,8 @@ class Importer {
       std::span<const uint8_t> data = buffer_bytes(entry.buffer_index, who);
       if (entry.name == kOfflinePlanMetadataName) {
         graph.offline_plan = parse_offline_plan(data, graph.total_tensor_count(), source_);
+      } else {
+        entry.data.assign(data.begin(), data.end());
       }
       graph.metadata.push_back(std::move(entry));
     }

@@ -40,7 +40,15 @@ std::vector<uint8_t> bytes_of(const std::vector<T>& values) {
 // Appends tensors and ops to subgraph 0.
 class Tiler {
  public:
-  Tiler(Subgraph& sg, const std::string& source) : sg_(sg), source_(source) {}
+  // New constants get buffers after every buffer the graph uses.
+  Tiler(const Graph& graph, Subgraph& sg) : sg_(sg), source_(graph.source) {
+    for (const Subgraph& s : graph.subgraphs) {
+      for (const Tensor& t : s.tensors) next_buffer_ = std::max(next_buffer_, t.buffer_index + 1);
+    }
+    for (const MetadataEntry& m : graph.metadata) {
+      next_buffer_ = std::max(next_buffer_, static_cast<int32_t>(m.buffer_index) + 1);
+    }
+  }
 
   // A tensor like `like` with `rows` rows (NHWC axis 1) and `extra_cols`
   // more columns.
@@ -68,6 +76,7 @@ class Tiler {
     t.byte_size = t.element_count * 4;
     t.data = bytes_of(values);
     t.is_constant = true;
+    t.buffer_index = next_buffer_++;
     return push(std::move(t));
   }
 
@@ -90,6 +99,7 @@ class Tiler {
     }
     t.byte_size = static_cast<int64_t>(t.data.size());
     t.is_constant = true;
+    t.buffer_index = next_buffer_++;
     return push(std::move(t));
   }
 
@@ -113,7 +123,8 @@ class Tiler {
   }
 
   Subgraph& sg_;
-  const std::string& source_;
+  std::string source_;
+  int32_t next_buffer_ = 1;
 };
 
 // `params` with VALID padding where it has a padding field.
@@ -208,7 +219,7 @@ Graph tiled_stages(const Graph& graph, std::vector<SplitStage> stages) {
             [](const SplitStage& a, const SplitStage& b) { return a.first_op < b.first_op; });
   Graph out = graph;
   Subgraph& sg = out.subgraphs[0];
-  Tiler tiler(sg, graph.source);
+  Tiler tiler(graph, sg);
   int32_t next = 0;
   for (const SplitStage& stage : stages) {
     if (stage.first_op < next) {

@@ -8,7 +8,10 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "dmo/pipeline/tiled_export.h"
 #include "dmo/report/tflm_arena_report.h"
+#include "dmo/report/tiled_export_report.h"
+#include "dmo/tflite/graph_writer.h"
 #include "dmo/error.h"
 #include "dmo/pipeline/model_source.h"
 #include "dmo/model/op_order.h"
@@ -27,9 +30,7 @@ namespace dmo::cli {
 
 namespace {
 
-const char* const kSplitNotExported =
-    "split stages are not exported: TFLM runs every op whole and cannot execute a split schedule, so the plan "
-    "written is dmo's unsplit plan (dmo run/verify --split run split plans)";
+
 
 nlohmann::json heads_json(const std::vector<FamilyHead>& heads) {
   nlohmann::json out = nlohmann::json::array();
@@ -75,12 +76,16 @@ Command add_export_command(CLI::App& app) {
   add_kernels_option(cmd, o->kernels,
                      "default all: firmware built with TFLM's reference kernels or with CMSIS-NN can use the file");
   cmd->add_option("--split", o->split,
-                  "accepted for symmetry with plan/verify/run, but never exported: TFLM runs every op whole, so the "
-                  "file holds the unsplit plan");
+                  "split stages written as ops TFLM has (per tile a slice of the rows it reads, pads, the ops with VALID "
+                  "padding; one concatenation): 'auto' uses dmo's stages along the height when TFLM then needs fewer "
+                  "bytes in all (head + tail); stages given write exactly those (FIRST-LAST:TILES; no column tiles)");
   add_reorder_option(cmd, o->reorder);
   return [o] {
-    // TFLM cannot run a split schedule: the stages are checked for form only.
-    const bool split_asked = parse_split_request(o->split).method != SplitMethod::kNone;
+    const SplitRequest split = parse_split_request(o->split);
+    const bool split_asked = split.method != SplitMethod::kNone;
+    if (split_asked && reorder_request(o->reorder) == ReorderRequest::kAuto) {
+      throw Error("export: give --split or --reorder auto, not both");
+    }
     if (o->output.empty() && o->c_header.empty()) {
       throw Error("export: give -o OUT.tflite, --c-header FILE.h, or both");
     }
@@ -97,17 +102,28 @@ Command add_export_command(CLI::App& app) {
     ReorderedPlan reordered = plan_with_reorder(graph, ascending_only, reorder_request(o->reorder));
     const std::vector<int32_t> order = reordered.reordered() ? reordered.order : std::vector<int32_t>{};
     graph = std::move(reordered.graph);
-    const PlanResult& report = reordered.plan;
-    const TflmDeployment deployment = choose_tflm_deployment(graph, report, o->preserve_inputs);
+    const TflmDeployment whole_deployment = choose_tflm_deployment(graph, reordered.plan, o->preserve_inputs);
+    const TiledChoice tiled = choose_tiled_export(graph, split, ascending_only, whole_deployment);
+    const bool write_tiled = tiled.exported.has_value();
+    const Graph& out_graph = write_tiled ? tiled.exported->graph : graph;
+    const PlanResult& report = write_tiled ? tiled.exported->plan : reordered.plan;
+    const TflmDeployment& deployment = write_tiled ? tiled.exported->deployment : whole_deployment;
     const OfflinePlan& plan = deployment.words;
 
     // Everything is computed and checked before the first file is moved into place.
     std::optional<OutputFile> tflite, header;
     if (!o->output.empty()) {
-      std::vector<uint8_t> bytes = with_offline_plan(model.bytes, plan, model.source, order);
+      std::vector<uint8_t> bytes;
+      if (write_tiled) {
+        Graph with_plan = out_graph;
+        with_plan.offline_plan = plan;
+        bytes = write_tflite(with_plan);
+      } else {
+        bytes = with_offline_plan(model.bytes, plan, model.source, order);
+      }
       Graph back = read_tflite_bytes(bytes, o->output);
       if (!back.offline_plan || back.offline_plan->offsets != plan.offsets ||
-          back.main().ops.size() != graph.main().ops.size()) {
+          back.main().ops.size() != out_graph.main().ops.size()) {
         throw Error(fmt::format("{}: internal error: the written plan does not read back", o->output));
       }
       tflite.emplace(o->output);
@@ -115,7 +131,7 @@ Command add_export_command(CLI::App& app) {
     }
     if (!o->c_header.empty()) {
       header.emplace(o->c_header);
-      header->write(offline_plan_c_header(graph, model.source, model.stem, deployment));
+      header->write(offline_plan_c_header(out_graph, model.source, model.stem, deployment));
     }
     if (tflite) tflite->commit();
     if (header) header->commit();
@@ -148,7 +164,7 @@ Command add_export_command(CLI::App& app) {
                           {"subgraphs", graph.subgraphs.size()},
                           {"reorder_method", reorder_method_name(reordered.method)},
                           {"order", reordered.order}};
-      if (split_asked) j["split"] = kSplitNotExported;
+      if (split_asked) j["split"] = tiled_choice_json(tiled);
       std::cout << j.dump(2) << '\n';
       return 0;
     }
@@ -165,12 +181,13 @@ Command add_export_command(CLI::App& app) {
         graph.subgraphs.size() > 1 ? " of every subgraph, planned together as TFLM plans them" : " of subgraph 0",
         deployment.arena_bytes, deployment.without_export_bytes, heads_text(deployment.heads),
         tflm_deployment_arena_text(deployment));
-    if (split_asked) std::cout << kSplitNotExported << '\n';
+    if (split_asked) std::cout << tiled_choice_text(tiled);
     if (!order.empty()) {
       std::cout << fmt::format("subgraph 0's operators written in the order (original indices) {}\n",
                                fmt::join(order, " "));
     }
-    std::cout << "safe for: " << deployment_safe_for(deployment) << '\n' << graph_inputs_statement(graph, deployment) << '\n';
+    std::cout << "safe for: " << deployment_safe_for(deployment) << '\n'
+              << graph_inputs_statement(out_graph, deployment) << '\n';
     return 0;
   };
 }

@@ -43,6 +43,9 @@ struct Subgraph {
 struct MetadataEntry {
   std::string name;
   uint32_t buffer_index = 0;
+  // Its buffer's bytes (a writer keeps them; the offline plan's are
+  // Graph::offline_plan's words instead).
+  std::vector<uint8_t> data;
 };
 
 // TFLM's OfflineMemoryAllocation metadata: one offset per tensor over all

@@ -1,0 +1,99 @@
+#include "dmo/pipeline/tiled_export.h"
+
+#include <fmt/format.h>
+
+#include "dmo/error.h"
+#include "dmo/pipeline/split_search.h"
+#include "dmo/transform/stage_tiling.h"
+#include "dmo/transform/tiled_stages.h"
+
+namespace dmo {
+
+std::vector<SplitStage> exportable_stages(const Graph& graph, const std::vector<SplitStage>& requested,
+                                          std::vector<std::string>* why_not) {
+  std::vector<SplitStage> out;
+  for (SplitStage stage : requested) {
+    stage.column_tiles = 1;  // rows only: TFLM's tensors are dense
+    try {
+      (void)tiled_stages(graph, {stage});
+      out.push_back(stage);
+    } catch (const Error& e) {
+      if (why_not) why_not->push_back(fmt::format("stage {} left whole: {}", split_spec(stage), e.what()));
+    }
+  }
+  return out;
+}
+
+TiledExport tiled_export(const Graph& graph, const std::vector<SplitStage>& stages, const PlanOptions& export_options) {
+  TiledExport t;
+  t.stages = stages;
+  t.graph = tiled_stages(graph, stages);
+  t.graph.offline_plan.reset();  // the file's plan is the new one
+  PlanOptions options = export_options;
+  options.split = {};
+  t.plan = plan_model(t.graph, options);
+  t.deployment = choose_tflm_deployment(t.graph, t.plan, export_options.preserve_graph_inputs);
+  t.tflm_arena_bytes = largest_tflm_arena(t.deployment);
+  return t;
+}
+
+namespace {
+
+std::string specs(const std::vector<SplitStage>& stages) {
+  std::string out;
+  for (const SplitStage& s : stages) {
+    if (!out.empty()) out += ' ';
+    out += split_spec(s);
+  }
+  return out;
+}
+
+}  // namespace
+
+TiledChoice choose_tiled_export(const Graph& graph, const SplitRequest& split, const PlanOptions& export_options,
+                                const TflmDeployment& whole) {
+  TiledChoice c;
+  c.whole_arena_bytes = largest_tflm_arena(whole);
+  if (split.method == SplitMethod::kNone) return c;
+  std::vector<SplitStage> stages;
+  if (split.method == SplitMethod::kManual) {
+    c.requested = split.stages;
+    for (const SplitStage& stage : split.stages) {
+      if (stage.column_tiles > 1) {
+        throw Error(fmt::format("{}: --split {}: column tiles cannot be exported (TFLM's tensors are dense, their "
+                                "patches would need copies); give {}-{}:{}",
+                                graph.source, split_spec(stage), stage.first_op, stage.last_op, stage.tiles));
+      }
+    }
+    stages = split.stages;
+    (void)tiled_stages(graph, stages);  // a stage that cannot be written: its error
+  } else {
+    // The stages dmo's own plan takes (reference kernels, any walk).
+    PlanOptions search_options;
+    search_options.preserve_graph_inputs = export_options.preserve_graph_inputs;
+    c.requested = search_split_stages(graph, search_options, split.max_recompute_percent).stages;
+    stages = exportable_stages(graph, c.requested, &c.left_whole);
+  }
+  if (stages.empty()) {
+    c.reason = c.requested.empty() ? "no split stage lowers dmo's arena: every op is written whole"
+                                   : "no stage can be written as whole ops: every op is written whole";
+    return c;
+  }
+  TiledExport t = tiled_export(graph, stages, export_options);
+  c.tiled_arena_bytes = t.tflm_arena_bytes;
+  const bool smaller = t.tflm_arena_bytes && c.whole_arena_bytes && *t.tflm_arena_bytes < *c.whole_arena_bytes;
+  if (split.method == SplitMethod::kManual || smaller) {
+    c.reason = fmt::format("split stages written as whole ops (slices, pads, a concatenation per stage): --split {}",
+                           specs(stages));
+    c.exported = std::move(t);
+  } else {
+    c.reason = fmt::format("split stages --split {} not written: TFLM would need {} bytes in all with them, {} with "
+                           "every op whole",
+                           specs(stages),
+                           t.tflm_arena_bytes ? fmt::format("{}", *t.tflm_arena_bytes) : std::string("unknown"),
+                           c.whole_arena_bytes ? fmt::format("{}", *c.whole_arena_bytes) : std::string("unknown"));
+  }
+  return c;
+}
+
+}  // namespace dmo
