@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
+
 #include "dmo/error.h"
 #include "dmo/pipeline/split_search.h"
 #include "dmo/transform/stage_tiling.h"
@@ -48,6 +50,30 @@ std::string specs(const std::vector<SplitStage>& stages) {
   return out;
 }
 
+// TFLM's whole arena of a tiled export, the largest over the families;
+// unknown counts as no saving.
+int64_t arena_or_max(const TiledExport& t) { return t.tflm_arena_bytes.value_or(INT64_MAX); }
+
+// Each stage with the tile count (the count found, or 2, 3, 4, 6 or 8
+// below it) that gives TFLM
+// the smallest whole arena, stage by stage: every tile op adds TFLM tail
+// (its node, OpData, per-channel tables), so fewer tiles than dmo's own
+// plan uses may cost TFLM less in all.
+TiledExport fewest_bytes_tiling(const Graph& graph, std::vector<SplitStage> stages, const PlanOptions& options) {
+  TiledExport best = tiled_export(graph, stages, options);
+  for (size_t s = 0; s < stages.size(); ++s) {
+    const int32_t found = stages[s].tiles;
+    for (int32_t tiles : {2, 3, 4, 6, 8}) {
+      if (tiles >= found) break;
+      std::vector<SplitStage> trial = best.stages;
+      trial[s].tiles = tiles;
+      TiledExport t = tiled_export(graph, trial, options);
+      if (arena_or_max(t) < arena_or_max(best)) best = std::move(t);
+    }
+  }
+  return best;
+}
+
 }  // namespace
 
 TiledChoice choose_tiled_export(const Graph& graph, const SplitRequest& split, const PlanOptions& export_options,
@@ -79,17 +105,18 @@ TiledChoice choose_tiled_export(const Graph& graph, const SplitRequest& split, c
                                    : "no stage can be written as whole ops: every op is written whole";
     return c;
   }
-  TiledExport t = tiled_export(graph, stages, export_options);
+  TiledExport t = split.method == SplitMethod::kManual ? tiled_export(graph, stages, export_options)
+                                                        : fewest_bytes_tiling(graph, stages, export_options);
   c.tiled_arena_bytes = t.tflm_arena_bytes;
   const bool smaller = t.tflm_arena_bytes && c.whole_arena_bytes && *t.tflm_arena_bytes < *c.whole_arena_bytes;
   if (split.method == SplitMethod::kManual || smaller) {
     c.reason = fmt::format("split stages written as whole ops (slices, pads, a concatenation per stage): --split {}",
-                           specs(stages));
+                           specs(t.stages));
     c.exported = std::move(t);
   } else {
     c.reason = fmt::format("split stages --split {} not written: TFLM would need {} bytes in all with them, {} with "
                            "every op whole",
-                           specs(stages),
+                           specs(t.stages),
                            t.tflm_arena_bytes ? fmt::format("{}", *t.tflm_arena_bytes) : std::string("unknown"),
                            c.whole_arena_bytes ? fmt::format("{}", *c.whole_arena_bytes) : std::string("unknown"));
   }

@@ -52,9 +52,10 @@ struct TiledChoice {
 
 // `split` as the export request: stages given are written as asked (and
 // throw dmo::Error when one cannot be); auto takes the stages `dmo plan`
-// finds for dmo's reference kernels, along the height, and writes them only
-// when TFLM's whole arena (the largest over the families) is smaller than
-// `whole`'s. Nothing is tiled for SplitMethod::kNone.
+// finds for dmo's reference kernels, along the height, each with the tile
+// count (at most the one found) that gives TFLM the smallest whole arena,
+// and writes them only when that arena (the largest over the families) is
+// smaller than `whole`'s. Nothing is tiled for SplitMethod::kNone.
 TiledChoice choose_tiled_export(const Graph& graph, const SplitRequest& split, const PlanOptions& export_options,
                                 const TflmDeployment& whole);
 
