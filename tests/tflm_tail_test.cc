@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "dmo/pipeline/plan_pipeline.h"
-#include "dmo/pipeline/tflm_arena.h"
+#include "dmo/pipeline/tflm_deployment.h"
 #include "dmo/plan/tflm_tail.h"
 #include "dmo/tflite/reader.h"
 #include "dmo/zoo/graph_builder.h"

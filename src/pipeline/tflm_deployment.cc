@@ -52,6 +52,13 @@ const char* deployed_plan_name(DeployedPlan plan) {
 
 namespace {
 
+// The scratch buffers of a TFLM problem (buffers with no tensor): each
+// costs TFLM a handle in its tail.
+int64_t scratch_requests(const MemoryProblem& problem) {
+  return std::count_if(problem.buffers.begin(), problem.buffers.end(),
+                       [](const BufferRequest& b) { return b.tensor == kNoTensor; });
+}
+
 // TFLM's problem for each family the plan is for: the same tensors, the
 // family's own scratch buffers.
 struct FamilyProblems {
@@ -73,6 +80,16 @@ struct FamilyProblems {
     }
   }
 
+  // Each family's whole arena as the model is: the head without the
+  // export, the tail with the file's own offline plan.
+  std::vector<TflmArena> arenas_as_is() const {
+    std::vector<TflmArena> out;
+    for (size_t f = 0; f < families.size(); ++f) {
+      out.push_back(tflm_arena(graph, families[f], without[f], scratch_requests(problems[f]), graph.offline_plan));
+    }
+    return out;
+  }
+
   // Each family's head with `words` as the offline plan.
   std::vector<FamilyHead> heads(const OfflinePlan& words) const {
     std::vector<FamilyHead> out;
@@ -86,9 +103,8 @@ struct FamilyProblems {
         }
       }
       const int64_t with = plan_tflm_with_offsets(problem, offsets).arena_size;
-      const auto scratch = std::count_if(problem.buffers.begin(), problem.buffers.end(),
-                                         [](const BufferRequest& b) { return b.tensor == kNoTensor; });
-      out.push_back({families[f], without[f], with, tflm_arena(graph, families[f], with, scratch, words)});
+      out.push_back({families[f], without[f], with,
+                     tflm_arena(graph, families[f], with, scratch_requests(problem), words)});
     }
     return out;
   }
@@ -186,6 +202,10 @@ TflmDeployment smallest_deployment(const Graph& graph, const PlanResult& result,
 }
 
 }  // namespace
+
+std::vector<TflmArena> tflm_arenas(const Graph& graph, const PlanResult& result) {
+  return FamilyProblems(graph, result).arenas_as_is();
+}
 
 std::optional<int64_t> largest_tflm_arena(const TflmDeployment& deployment) {
   std::optional<int64_t> most;

@@ -10,7 +10,7 @@
 #include "dmo/pipeline/reordered_plan.h"
 #include "dmo/pipeline/split_search.h"
 #include "dmo/plan/problem_file.h"
-#include "dmo/pipeline/tflm_arena.h"
+#include "dmo/pipeline/tflm_deployment.h"
 #include "dmo/report/plan_report.h"
 #include "dmo/report/tflm_arena_report.h"
 #include "dmo/report/plan_svg.h"

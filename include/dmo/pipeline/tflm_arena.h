@@ -11,7 +11,6 @@
 
 #include "dmo/model/graph.h"
 #include "dmo/ops/kernel_family.h"
-#include "dmo/pipeline/plan_pipeline.h"
 #include "dmo/plan/tflm_tail.h"
 
 namespace dmo {
@@ -34,9 +33,5 @@ struct TflmArena {
 // tensors it places live in the head, the others in the tail).
 TflmArena tflm_arena(const Graph& graph, KernelFamily family, int64_t head_bytes, int64_t scratch_requests,
                      const std::optional<OfflinePlan>& offline);
-
-// TFLM as the model is (its own planner, or the file's offline plan), for
-// each family `result` was planned for.
-std::vector<TflmArena> tflm_arenas(const Graph& graph, const PlanResult& result);
 
 }  // namespace dmo

@@ -57,6 +57,10 @@ struct TflmDeployment {
   std::vector<KernelFamily> families = {KernelFamily::kTflmReference};
 };
 
+// TFLM as the model is (its own planner, or the file's offline plan), for
+// each family `result` was planned for: its head then, and its tail.
+std::vector<TflmArena> tflm_arenas(const Graph& graph, const PlanResult& result);
+
 // The arena to give TFLM with the deployed words: per family head + tail,
 // the largest over the families; nothing when a tail is unknown.
 std::optional<int64_t> largest_tflm_arena(const TflmDeployment& deployment);
