@@ -41,15 +41,6 @@ TiledExport tiled_export(const Graph& graph, const std::vector<SplitStage>& stag
 
 namespace {
 
-std::string specs(const std::vector<SplitStage>& stages) {
-  std::string out;
-  for (const SplitStage& s : stages) {
-    if (!out.empty()) out += ' ';
-    out += split_spec(s);
-  }
-  return out;
-}
-
 // TFLM's whole arena of a tiled export, the largest over the families;
 // unknown counts as no saving.
 int64_t arena_or_max(const TiledExport& t) { return t.tflm_arena_bytes.value_or(INT64_MAX); }
@@ -111,12 +102,12 @@ TiledChoice choose_tiled_export(const Graph& graph, const SplitRequest& split, c
   const bool smaller = t.tflm_arena_bytes && c.whole_arena_bytes && *t.tflm_arena_bytes < *c.whole_arena_bytes;
   if (split.method == SplitMethod::kManual || smaller) {
     c.reason = fmt::format("split stages written as whole ops (slices, pads, a concatenation per stage): --split {}",
-                           specs(t.stages));
+                           split_specs(t.stages));
     c.exported = std::move(t);
   } else {
     c.reason = fmt::format("split stages --split {} not written: TFLM would need {} bytes in all with them, {} with "
                            "every op whole",
-                           specs(t.stages),
+                           split_specs(t.stages),
                            t.tflm_arena_bytes ? fmt::format("{}", *t.tflm_arena_bytes) : std::string("unknown"),
                            c.whole_arena_bytes ? fmt::format("{}", *c.whole_arena_bytes) : std::string("unknown"));
   }

@@ -25,13 +25,7 @@ nlohmann::json split_stages_json(const std::vector<SplitStage>& stages) {
 }
 
 std::string split_stages_text(const std::vector<SplitStage>& stages) {
-  if (stages.empty()) return "none";
-  std::string text;
-  for (const SplitStage& s : stages) {
-    if (!text.empty()) text += ' ';
-    text += split_spec(s);
-  }
-  return text;
+  return stages.empty() ? "none" : split_specs(stages);
 }
 
 std::string split_search_summary_text(const SplitSearchResult& search) {

@@ -197,4 +197,13 @@ std::string split_spec(const SplitStage& stage) {
   return spec;
 }
 
+std::string split_specs(const std::vector<SplitStage>& stages) {
+  std::string specs;
+  for (const SplitStage& s : stages) {
+    if (!specs.empty()) specs += ' ';
+    specs += split_spec(s);
+  }
+  return specs;
+}
+
 }  // namespace dmo

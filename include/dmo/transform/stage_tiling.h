@@ -73,4 +73,7 @@ SplitStage parse_split_spec(const std::string& spec);
 // The spec parse_split_spec reads back to `stage`.
 std::string split_spec(const SplitStage& stage);
 
+// The specs of `stages`, space-separated ("" for none).
+std::string split_specs(const std::vector<SplitStage>& stages);
+
 }  // namespace dmo
