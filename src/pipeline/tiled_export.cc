@@ -74,16 +74,9 @@ TiledChoice choose_tiled_export(const Graph& graph, const SplitRequest& split, c
   if (split.method == SplitMethod::kNone) return c;
   std::vector<SplitStage> stages;
   if (split.method == SplitMethod::kManual) {
+    // A stage that cannot be written throws its reason from tiled_export.
     c.requested = split.stages;
-    for (const SplitStage& stage : split.stages) {
-      if (stage.column_tiles > 1) {
-        throw Error(fmt::format("{}: --split {}: column tiles cannot be exported (TFLM's tensors are dense, their "
-                                "patches would need copies); give {}-{}:{}",
-                                graph.source, split_spec(stage), stage.first_op, stage.last_op, stage.tiles));
-      }
-    }
     stages = split.stages;
-    (void)tiled_stages(graph, stages);  // a stage that cannot be written: its error
   } else {
     // The stages dmo's own plan takes (reference kernels, any walk).
     PlanOptions search_options;

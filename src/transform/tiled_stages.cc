@@ -141,19 +141,19 @@ void tile_one_stage(const Graph& graph, const SplitStage& stage, Tiler& tiler) {
   const Subgraph& sg = graph.main();
   const std::string name = fmt::format("stage {}-{}", stage.first_op, stage.last_op);
   if (stage.column_tiles > 1) {
-    throw Error(fmt::format("{}: {} is cut into {} column tiles; their patches would need copies to become one "
-                            "tensor in TFLM, so it is exported along the height only (give {}-{}:{})",
-                            graph.source, name, stage.column_tiles, stage.first_op, stage.last_op, stage.tiles));
+    throw Error(fmt::format("{}: --split {}: column tiles cannot be exported (TFLM's tensors are dense, their "
+                            "patches would need copies); give {}-{}:{}",
+                            graph.source, split_spec(stage), stage.first_op, stage.last_op, stage.tiles));
   }
   const StageTiling tiling = tile_stage(graph, stage);
   const Op& first = sg.ops[static_cast<size_t>(stage.first_op)];
   const int32_t stage_input = first.inputs[0];
   const Tensor& input = sg.tensors[static_cast<size_t>(stage_input)];
+  const AxisWindow first_rows = *row_window(sg, stage.first_op);
   std::vector<int32_t> tile_outputs;
   for (size_t t = 0; t < tiling.rows.size(); ++t) {
     const std::string tile = fmt::format("{} tile {}", name, t);
     // The stage input's rows this tile reads.
-    const AxisWindow first_rows = *row_window(sg, stage.first_op);
     const IndexRange read = input_range(first_rows, tiling.rows[t][0]);
     const int32_t slice = tiler.band(stage_input, read.size(), 0, tile + " input");
     const int32_t begin = tiler.int32_constant(tile + " begin", {4}, {0, read.begin, 0, 0});
