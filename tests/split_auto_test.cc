@@ -788,6 +788,32 @@ TEST(SplitAutoSharedModels, VwwSplitsBelowItsUnsplitArenaAndVerifies) {
       << verified.out;
 }
 
+// Split stages written as ops TFLM has, for every kernel family at once:
+// TFLM's whole arena (head + tail, CMSIS-NN on a 32-bit target) at most
+// 68,000 bytes for both (TFLM alone: 82,308 and 100,708), the file's
+// outputs those of the model, and its offline plan proven for each family.
+TEST(SplitAutoSharedModels, ExportGivesPersonDetectionAndVwwTheirSplitSaving) {
+  DMO_REQUIRE_SHARED(shared);
+  for (const char* name : {"tflm_person_detect_int8", "tiny_vww_96_int8"}) {
+    const std::string model = shared + "/models/" + name + ".tflite";
+    const std::string out = temp_path(std::string(name) + "_split.tflite");
+    const test::CommandResult exported = test::run_dmo({"export", model, "-o", out, "--split", "auto", "--json"});
+    ASSERT_EQ(exported.exit_status, 0) << exported.err;
+    const nlohmann::json j = nlohmann::json::parse(exported.out);
+    ASSERT_TRUE(j["split"]["written"].get<bool>()) << name << " " << j.dump();
+    EXPECT_LE(j["tflm_arena_bytes"].get<int64_t>(), 68000) << name;
+    EXPECT_LT(j["tflm_arena_bytes"].get<int64_t>(), j["split"]["whole_ops_tflm_arena_bytes"].get<int64_t>()) << name;
+    auto hash_of = [](const std::string& text) { return text.substr(text.find("outputs_fnv1a64=")); };
+    const test::CommandResult tiled_run = test::run_dmo({"run", out, "--seed", "1"});
+    const test::CommandResult original_run = test::run_dmo({"run", model, "--seed", "1"});
+    ASSERT_EQ(tiled_run.exit_status, 0) << tiled_run.err;
+    EXPECT_EQ(hash_of(tiled_run.out), hash_of(original_run.out)) << name;
+    const test::CommandResult verified = test::run_dmo({"verify", out, "--kernels", "all"});
+    EXPECT_EQ(verified.exit_status, 0) << verified.out << verified.err;
+    std::filesystem::remove(out);
+  }
+}
+
 TEST(SplitAutoSharedModels, CoralMobileNetV2PatchesBelowMcunetsFigureAndVerifies) {
   // MCUNetV2 reports 172 kB for patch-based MobileNet v2 1.0 224 int8; its
   // input alone is 150,528 B. Height tiles alone leave the first stage's

@@ -63,6 +63,34 @@ TEST(TiledStages, TwoStagesAtOnceAndTheWeightsShared) {
   EXPECT_EQ(int8_weight_bytes(tiled), int8_weight_bytes(g));
 }
 
+// TFLM gives every tensor of the list a buffer, including one no op uses,
+// and all such buffers stack up: the replaced intermediates must go, and
+// every index (ops, inputs, outputs, the tiles' concatenations) must follow.
+TEST(TiledStages, DropsTheIntermediatesItReplaces) {
+  const Graph g = build_zoo_model("mobilenet_v1_0.25_128_int8");
+  std::vector<int32_t> concatenations;
+  const Graph tiled = tiled_stages(g, {parse_split_spec("4-6:3"), parse_split_spec("0-3:5")}, &concatenations);
+  const Subgraph& sg = tiled.main();
+  std::vector<bool> used(sg.tensors.size(), false);
+  for (const Op& op : sg.ops) {
+    for (int32_t t : op.inputs) {
+      if (t >= 0) used[static_cast<size_t>(t)] = true;
+    }
+    for (int32_t t : op.outputs) used[static_cast<size_t>(t)] = true;
+  }
+  for (size_t t = 0; t < used.size(); ++t) EXPECT_TRUE(used[t]) << "tensor " << t << " '" << sg.tensors[t].name << "'";
+  ASSERT_EQ(concatenations.size(), 2u);
+  for (int32_t op : concatenations) {
+    EXPECT_TRUE(sg.ops[static_cast<size_t>(op)].is(OpKind::kConcatenation));
+  }
+  // The concatenations write the stages' outputs, under their own names.
+  EXPECT_EQ(sg.tensors[static_cast<size_t>(sg.ops[static_cast<size_t>(concatenations[0])].outputs[0])].name,
+            g.main().tensors[static_cast<size_t>(g.main().ops[3].outputs[0])].name);
+  EXPECT_EQ(sg.tensors[static_cast<size_t>(sg.ops[static_cast<size_t>(concatenations[1])].outputs[0])].name,
+            g.main().tensors[static_cast<size_t>(g.main().ops[6].outputs[0])].name);
+  EXPECT_EQ(outputs_of(tiled, 1), outputs_of(g, 1));
+}
+
 // conv 3x3 SAME -> max pool 3x3 SAME stride 1 (padded with the lowest
 // value) or average pool (refused: its border divides by fewer taps).
 Graph conv_then_pool(OpKind pool) {

@@ -30,7 +30,6 @@ TiledExport tiled_export(const Graph& graph, const std::vector<SplitStage>& stag
   TiledExport t;
   t.stages = stages;
   t.graph = tiled_stages(graph, stages);
-  t.graph.offline_plan.reset();  // the file's plan is the new one
   PlanOptions options = export_options;
   options.split = {};
   t.plan = plan_model(t.graph, options);

@@ -112,6 +112,15 @@ class Tiler {
     ops.push_back(std::move(o));
   }
 
+  // The CONCATENATION of a stage's tiles.
+  void concatenation(std::vector<int32_t> tiles, int32_t output, const ConcatenationParams& params) {
+    tile_concatenations_.push_back(static_cast<int32_t>(ops.size()));
+    op(OpKind::kConcatenation, std::move(tiles), {output}, params);
+  }
+  bool is_tile_concatenation(int32_t op) const {
+    return std::find(tile_concatenations_.begin(), tile_concatenations_.end(), op) != tile_concatenations_.end();
+  }
+
   int32_t rows(int32_t tensor) const { return sg_.tensors[static_cast<size_t>(tensor)].shape[1]; }
 
   std::vector<Op> ops;
@@ -124,6 +133,7 @@ class Tiler {
 
   Subgraph& sg_;
   std::string source_;
+  std::vector<int32_t> tile_concatenations_;
   int32_t next_buffer_ = 1;
 };
 
@@ -135,6 +145,46 @@ OpParams with_valid_padding(OpParams params) {
       },
       params);
   return params;
+}
+
+// `sg` without those of `candidates` that no op, input or output refers
+// to, every tensor index renumbered.
+void drop_unused_tensors(Subgraph& sg, const std::vector<int32_t>& candidates) {
+  std::vector<bool> used(sg.tensors.size(), false);
+  auto mark = [&](const std::vector<int32_t>& tensors) {
+    for (int32_t t : tensors) {
+      if (t >= 0) used[static_cast<size_t>(t)] = true;
+    }
+  };
+  for (const Op& op : sg.ops) {
+    mark(op.inputs);
+    mark(op.outputs);
+  }
+  mark(sg.inputs);
+  mark(sg.outputs);
+  std::vector<bool> drop(sg.tensors.size(), false);
+  for (int32_t t : candidates) {
+    if (t >= 0 && !used[static_cast<size_t>(t)]) drop[static_cast<size_t>(t)] = true;
+  }
+  std::vector<int32_t> renumbered(sg.tensors.size(), kNoTensor);
+  std::vector<Tensor> kept;
+  for (size_t t = 0; t < sg.tensors.size(); ++t) {
+    if (drop[t]) continue;
+    renumbered[t] = static_cast<int32_t>(kept.size());
+    kept.push_back(std::move(sg.tensors[t]));
+  }
+  sg.tensors = std::move(kept);
+  auto renumber = [&](std::vector<int32_t>& tensors) {
+    for (int32_t& t : tensors) {
+      if (t >= 0) t = renumbered[static_cast<size_t>(t)];
+    }
+  };
+  for (Op& op : sg.ops) {
+    renumber(op.inputs);
+    renumber(op.outputs);
+  }
+  renumber(sg.inputs);
+  renumber(sg.outputs);
 }
 
 void tile_one_stage(const Graph& graph, const SplitStage& stage, Tiler& tiler) {
@@ -209,12 +259,12 @@ void tile_one_stage(const Graph& graph, const SplitStage& stage, Tiler& tiler) {
   }
   ConcatenationParams along_height;
   along_height.axis = 1;
-  tiler.op(OpKind::kConcatenation, tile_outputs, {tiling.outputs.back()}, along_height);
+  tiler.concatenation(tile_outputs, tiling.outputs.back(), along_height);
 }
 
 }  // namespace
 
-Graph tiled_stages(const Graph& graph, std::vector<SplitStage> stages) {
+Graph tiled_stages(const Graph& graph, std::vector<SplitStage> stages, std::vector<int32_t>* concatenations) {
   std::sort(stages.begin(), stages.end(),
             [](const SplitStage& a, const SplitStage& b) { return a.first_op < b.first_op; });
   Graph out = graph;
@@ -234,6 +284,24 @@ Graph tiled_stages(const Graph& graph, std::vector<SplitStage> stages) {
     tiler.ops.push_back(graph.main().ops[static_cast<size_t>(next)]);
   }
   sg.ops = std::move(tiler.ops);
+  // TFLM gives every tensor of the list a buffer, one no op uses included
+  // (all such buffers live at the same time, so they stack up): the
+  // intermediates the tiles replace go.
+  std::vector<int32_t> replaced;
+  for (const SplitStage& stage : stages) {
+    for (int32_t op = stage.first_op; op < stage.last_op; ++op) {
+      for (int32_t t : graph.main().ops[static_cast<size_t>(op)].outputs) replaced.push_back(t);
+    }
+  }
+  drop_unused_tensors(sg, replaced);
+  // Tensor indices moved: the file's offline plan no longer fits.
+  out.offline_plan.reset();
+  if (concatenations) {
+    concatenations->clear();
+    for (size_t o = 0; o < sg.ops.size(); ++o) {
+      if (tiler.is_tile_concatenation(static_cast<int32_t>(o))) concatenations->push_back(static_cast<int32_t>(o));
+    }
+  }
   return out;
 }
 

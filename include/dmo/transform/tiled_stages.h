@@ -8,7 +8,9 @@
 // split schedule's band step computes (transform/stage_tiling.h), so the
 // rewritten graph's outputs are the original's bit for bit. Weights are
 // shared (each tile's op reads the original filter and bias tensors); the
-// stage's original intermediates are left in the tensor list, unused.
+// stage's original intermediates leave the tensor list (TFLM would give
+// each a buffer), so tensor indices after them move and the model's own
+// offline plan is dropped.
 #pragma once
 
 #include <vector>
@@ -23,6 +25,9 @@ namespace dmo {
 // stitched by copies TFLM's dense tensors cannot avoid), average pooling
 // whose window reaches padding (TFLM divides by the taps inside the input,
 // which no padded input reproduces), or a stage tile_stage refuses.
-Graph tiled_stages(const Graph& graph, std::vector<SplitStage> stages);
+// `concatenations`, when given, gets the indices of the tiles'
+// CONCATENATION ops in the result.
+Graph tiled_stages(const Graph& graph, std::vector<SplitStage> stages,
+                   std::vector<int32_t>* concatenations = nullptr);
 
 }  // namespace dmo
