@@ -7,14 +7,15 @@
 set -uo pipefail
 build="${1:?usage: $0 BUILD_DIR}"
 # Whole-model sweeps: each runs every shared model (or every family on
-# every model) and takes minutes under the sanitizers.
+# every model), or plans a full-size MobileNet dozens of times, and takes
+# minutes under the sanitizers.
 sweeps=(
   'Tflm/Golden*' 'Tflm/CmsisGolden*' 'DmoPlanVerify*' 'QuantizedVsFloat*' 'ExportShared*' 'OverlapProperty*'
   'DmoPlannerFigures*' 'DmoPlannerCheckValues*' 'GraphWriter*' 'ConvGolden*' 'Readme/*' 'RealModels/ClobberDetection*'
   'Cli.EverySharedModelPlansAsJson*' 'SharedModels.AllImportAndPlanValidly*' 'ProblemFile.RoundTripOfSharedModels*'
   'KernelFamilies.SharedInt8ModelsVerifyUnderEveryFamily*' 'KernelFamilies.ReadmeTableOfArenasPerFamily*'
   'CmsisNnDepthwise.SharedModels*' 'CmsisNnSharedModels.*' 'CmsisNnConv.SharedModels*' 'MutationSweep.*'
-  'TflmArena.*' 'ConcatInPlace.SharedModels*'
+  'TflmArena.*' 'ConcatInPlace.SharedModels*' 'TiledExportZoo.*'
 )
 filter="-$(IFS=:; echo "${sweeps[*]}")"
 cd "$build/tests" || exit 2

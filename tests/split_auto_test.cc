@@ -11,6 +11,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <sstream>
 #include <unistd.h>
 
 #include "dmo/error.h"
@@ -812,6 +813,38 @@ TEST(SplitAutoSharedModels, ExportGivesPersonDetectionAndVwwTheirSplitSaving) {
     EXPECT_EQ(verified.exit_status, 0) << verified.out << verified.err;
     std::filesystem::remove(out);
   }
+}
+
+// The zoo's int8 MobileNet v2 1.0 224 (TFLM alone: 1.6 MB): height tiles
+// at most 10 per stage (TFLM's concatenation takes no more inputs), each
+// tile's output over the input rows already sliced out. TFLM's tail (155 kB
+// of per-channel tables before any tile) and the 150,528-byte input, live
+// until the last slice, keep it above 500 kB.
+TEST(TiledExportZoo, MobileNetV2Int8ExportsBelow35PercentOfItsWholeArena) {
+  const char* model = "mobilenet_v2_1.0_224_int8";
+  const std::string out = temp_path("mobilenet_v2_split.tflite");
+  const test::CommandResult exported = test::run_dmo({"export", model, "-o", out, "--split", "auto", "--json"});
+  ASSERT_EQ(exported.exit_status, 0) << exported.err;
+  const nlohmann::json j = nlohmann::json::parse(exported.out);
+  ASSERT_TRUE(j["split"]["written"].get<bool>()) << j.dump();
+  EXPECT_LE(j["tflm_arena_bytes"].get<int64_t>(), 540000);
+  EXPECT_LE(100 * j["tflm_arena_bytes"].get<int64_t>(), 35 * j["split"]["whole_ops_tflm_arena_bytes"].get<int64_t>());
+  std::istringstream stages(j["split"]["stages"].get<std::string>());
+  for (std::string stage; stages >> stage;) EXPECT_LE(std::stoi(stage.substr(stage.find(':') + 1)), 10) << stage;
+  auto hash_of = [](const std::string& text) { return text.substr(text.find("outputs_fnv1a64=")); };
+  const test::CommandResult tiled_run = test::run_dmo({"run", out, "--seed", "1"});
+  const test::CommandResult original_run = test::run_dmo({"run", model, "--seed", "1"});
+  ASSERT_EQ(tiled_run.exit_status, 0) << tiled_run.err;
+  EXPECT_EQ(hash_of(tiled_run.out), hash_of(original_run.out));
+  const test::CommandResult verified = test::run_dmo({"verify", out, "--kernels", "all"});
+  EXPECT_EQ(verified.exit_status, 0) << verified.out << verified.err;
+  std::filesystem::remove(out);
+  // More tiles than TFLM's concatenation takes: refused, nothing written.
+  const test::CommandResult many = test::run_dmo({"export", model, "-o", out, "--split", "0-5:11"});
+  EXPECT_EQ(many.exit_status, 2);
+  EXPECT_EQ(std::count(many.err.begin(), many.err.end(), '\n'), 1) << many.err;
+  EXPECT_NE(many.err.find("at most 10 inputs"), std::string::npos) << many.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
 }
 
 TEST(SplitAutoSharedModels, CoralMobileNetV2PatchesBelowMcunetsFigureAndVerifies) {

@@ -8,6 +8,7 @@
 
 #include "dmo/error.h"
 #include "dmo/model/limits.h"
+#include "dmo/overlap/consumed_prefix_overlaps.h"
 #include "dmo/plan/bounds.h"
 #include "dmo/plan/dmo_plan_choice.h"
 #include "dmo/plan/dmo_planner.h"
@@ -146,6 +147,9 @@ ScheduledPlanProblem scheduled_plan_problem(const Graph& graph, const PlanOption
   unuse_view_overlaps(schedule, overlaps);
   // Overlap pairs join tensors; the scratch buffers come after them.
   add_scheduled_overlap_pairs(graph, schedule, p.problem, overlaps);
+  if (options.consumed_prefix_overlaps) {
+    add_consumed_prefix_pairs(graph, schedule, p.problem, options.preserve_graph_inputs, options.alignment);
+  }
   // The schedule's lifetimes, unless a whole model's (the model timeline's)
   // or the graph inputs' were kept to the end.
   const bool own_lifetimes = !plans_whole_model(graph) && !options.preserve_graph_inputs;

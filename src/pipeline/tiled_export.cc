@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
 
 #include "dmo/error.h"
@@ -16,6 +17,7 @@ std::vector<SplitStage> exportable_stages(const Graph& graph, const std::vector<
   std::vector<SplitStage> out;
   for (SplitStage stage : requested) {
     stage.column_tiles = 1;  // rows only: TFLM's tensors are dense
+    stage.tiles = std::min(stage.tiles, kTflmMaxConcatenationInputs);
     try {
       (void)tiled_stages(graph, {stage});
       out.push_back(stage);
@@ -26,12 +28,20 @@ std::vector<SplitStage> exportable_stages(const Graph& graph, const std::vector<
   return out;
 }
 
-TiledExport tiled_export(const Graph& graph, const std::vector<SplitStage>& stages, const PlanOptions& export_options) {
+TiledExport tiled_export(const Graph& graph, const std::vector<SplitStage>& stages, const PlanOptions& export_options,
+                         bool tiles_in_place) {
   TiledExport t;
   t.stages = stages;
-  t.graph = tiled_stages(graph, stages);
+  t.tiles_in_place = tiles_in_place;
+  std::vector<int32_t> concatenations;
+  t.graph = tiled_stages(graph, stages, &concatenations);
   PlanOptions options = export_options;
   options.split = {};
+  // Tiles write over the input rows the slices before them copied out; in
+  // place, each at its rows of the stage's output (TFLM then copies it
+  // onto itself), which keeps that output live from the first tile on.
+  options.consumed_prefix_overlaps = true;
+  if (tiles_in_place) options.concat_in_place_ops = concatenations;
   t.plan = plan_model(t.graph, options);
   t.deployment = choose_tflm_deployment(t.graph, t.plan, export_options.preserve_graph_inputs);
   t.tflm_arena_bytes = largest_tflm_arena(t.deployment);
@@ -44,24 +54,35 @@ namespace {
 // unknown counts as no saving.
 int64_t arena_or_max(const TiledExport& t) { return t.tflm_arena_bytes.value_or(INT64_MAX); }
 
-// Each stage with the tile count (the count found, or 2, 3, 4, 6 or 8
-// below it) that gives TFLM
-// the smallest whole arena, stage by stage: every tile op adds TFLM tail
-// (its node, OpData, per-channel tables), so fewer tiles than dmo's own
-// plan uses may cost TFLM less in all.
+// Each stage with the tile count (the count found, or one of 2, 3, 4, 5, 6
+// and 8 below it) that gives TFLM the smallest whole arena, stage by
+// stage: every tile op adds TFLM tail (its node, OpData, per-channel
+// tables), so fewer tiles than dmo's own plan uses may cost TFLM less in
+// all. Then the tiles in place, if that needs less.
 TiledExport fewest_bytes_tiling(const Graph& graph, std::vector<SplitStage> stages, const PlanOptions& options) {
-  TiledExport best = tiled_export(graph, stages, options);
+  TiledExport best = tiled_export(graph, stages, options, false);
   for (size_t s = 0; s < stages.size(); ++s) {
     const int32_t found = stages[s].tiles;
-    for (int32_t tiles : {2, 3, 4, 6, 8}) {
+    for (int32_t tiles : {2, 3, 4, 5, 6, 8}) {
       if (tiles >= found) break;
       std::vector<SplitStage> trial = best.stages;
       trial[s].tiles = tiles;
-      TiledExport t = tiled_export(graph, trial, options);
+      TiledExport t = tiled_export(graph, trial, options, false);
       if (arena_or_max(t) < arena_or_max(best)) best = std::move(t);
     }
   }
+  TiledExport in_place = tiled_export(graph, best.stages, options, true);
+  if (arena_or_max(in_place) < arena_or_max(best)) best = std::move(in_place);
   return best;
+}
+
+// The stages as given, their tiles concatenated by copy or in place,
+// whichever TFLM needs fewer bytes with.
+TiledExport smaller_of_copy_and_in_place(const Graph& graph, const std::vector<SplitStage>& stages,
+                                         const PlanOptions& options) {
+  TiledExport copied = tiled_export(graph, stages, options, false);
+  TiledExport in_place = tiled_export(graph, stages, options, true);
+  return arena_or_max(in_place) < arena_or_max(copied) ? std::move(in_place) : std::move(copied);
 }
 
 }  // namespace
@@ -88,13 +109,16 @@ TiledChoice choose_tiled_export(const Graph& graph, const SplitRequest& split, c
                                    : "no stage can be written as whole ops: every op is written whole";
     return c;
   }
-  TiledExport t = split.method == SplitMethod::kManual ? tiled_export(graph, stages, export_options)
+  TiledExport t = split.method == SplitMethod::kManual ? smaller_of_copy_and_in_place(graph, stages, export_options)
                                                         : fewest_bytes_tiling(graph, stages, export_options);
   c.tiled_arena_bytes = t.tflm_arena_bytes;
   const bool smaller = t.tflm_arena_bytes && c.whole_arena_bytes && *t.tflm_arena_bytes < *c.whole_arena_bytes;
   if (split.method == SplitMethod::kManual || smaller) {
-    c.reason = fmt::format("split stages written as whole ops (slices, pads, a concatenation per stage): --split {}",
-                           split_specs(t.stages));
+    c.reason = fmt::format("split stages written as whole ops (slices, pads, a concatenation per stage): --split {}{}",
+                           split_specs(t.stages),
+                           t.tiles_in_place ? "; each tile's output planned at its rows of the stage's output (the "
+                                              "concatenation copies it onto itself)"
+                                            : "");
     c.exported = std::move(t);
   } else {
     c.reason = fmt::format("split stages --split {} not written: TFLM would need {} bytes in all with them, {} with "

@@ -8,7 +8,9 @@
 #include "dmo/model/lifetime.h"
 #include "dmo/model/model_timeline.h"
 #include "dmo/model/op_order.h"
+#include "dmo/overlap/consumed_prefix_overlaps.h"
 #include "dmo/overlap/safe_overlaps.h"
+#include "dmo/overlap/self_copy_aliases.h"
 #include "dmo/overlap/stage_overlaps.h"
 #include "dmo/overlap/view_overlaps.h"
 #include "dmo/transform/concat_in_place.h"
@@ -147,6 +149,10 @@ std::vector<std::string> validate_placement(const Graph& graph, const TensorPlac
     const auto t = static_cast<size_t>(buffer.tensor);
     plan.offsets.push_back(t < placement.offsets.size() ? placement.offsets[t] : -1);
   }
+  // Safe whatever the kernels' order: blocks a concatenation copies onto
+  // themselves, and bytes slices have consumed.
+  add_self_copy_aliases(graph, schedule, problem, plan.offsets);
+  add_consumed_prefix_pairs(graph, schedule, problem, false, 1);
   return validate_plan(problem, plan, 1);
 }
 

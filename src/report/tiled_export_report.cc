@@ -21,6 +21,7 @@ std::string tiled_choice_text(const TiledChoice& choice) {
 nlohmann::json tiled_choice_json(const TiledChoice& choice) {
   return {{"written", choice.exported.has_value()},
           {"stages", choice.exported ? nlohmann::json(split_stages_text(choice.exported->stages)) : nlohmann::json(nullptr)},
+          {"tiles_in_place", choice.exported ? nlohmann::json(choice.exported->tiles_in_place) : nlohmann::json(nullptr)},
           {"requested", split_stages_text(choice.requested)},
           {"left_whole", choice.left_whole},
           {"tflm_arena_bytes", bytes_or_null(choice.tiled_arena_bytes)},

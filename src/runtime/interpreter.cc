@@ -14,6 +14,7 @@
 #include "dmo/ops/walk_order.h"
 #include "dmo/plan/plan.h"
 #include "dmo/runtime/unwritten_reads.h"
+#include "dmo/schedule/consumed_prefix.h"
 
 namespace dmo {
 
@@ -565,6 +566,11 @@ ArenaTenancy Interpreter::arena_tenancy() const {
   }
   for (int32_t t : subgraph_.outputs) {
     if (value(t) >= 0) tenancy.needed_until[static_cast<size_t>(value(t))] = ArenaTenancy::kNeededToEnd;
+  }
+  // Bytes slices have consumed hold nothing needed (schedule/consumed_prefix.h).
+  tenancy.dead_prefix.resize(n);
+  for (ConsumedPrefix& c : consumed_prefixes(graph_, schedule_)) {
+    if (value(c.tensor) == c.tensor) tenancy.dead_prefix[static_cast<size_t>(c.tensor)] = std::move(c.dead_bytes);
   }
   tenancy.first_written.assign(n, ArenaTenancy::kNeededToEnd);
   for (int32_t t : subgraph_.inputs) {

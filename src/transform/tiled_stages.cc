@@ -195,6 +195,12 @@ void tile_one_stage(const Graph& graph, const SplitStage& stage, Tiler& tiler) {
                             "patches would need copies); give {}-{}:{}",
                             graph.source, split_spec(stage), stage.first_op, stage.last_op, stage.tiles));
   }
+  if (stage.tiles > kTflmMaxConcatenationInputs) {
+    throw Error(fmt::format("{}: --split {}: {} tiles cannot be exported (TFLM's CONCATENATION takes at most {} "
+                            "inputs); give at most {}",
+                            graph.source, split_spec(stage), stage.tiles, kTflmMaxConcatenationInputs,
+                            kTflmMaxConcatenationInputs));
+  }
   const StageTiling tiling = tile_stage(graph, stage);
   const Op& first = sg.ops[static_cast<size_t>(stage.first_op)];
   const int32_t stage_input = first.inputs[0];

@@ -187,6 +187,10 @@ struct ArenaTenancy {
   // written by the tensor: TFLM leaves such bytes as the arena held them
   // (SignalEnergy writes only its [start_index, end_index)).
   std::vector<int32_t> first_written;
+  // Per value tensor: empty, or per step the bytes at its start no step
+  // from then on reads (schedule/consumed_prefix.h): storing over them
+  // loses nothing.
+  std::vector<std::vector<int64_t>> dead_prefix;
 };
 
 class CheckingMemory {
@@ -249,7 +253,9 @@ class CheckingMemory {
       for (size_t b = 0; b < sizeof(T); ++b) {
         int32_t& holder = holder_[at + b];
         if (holder == writer) continue;
-        if (holder >= 0 && still_needed(holder)) stored_over_needed_value(writer, holder, at + b);
+        if (holder >= 0 && still_needed(holder) && !consumed(holder, at + b)) {
+          stored_over_needed_value(writer, holder, at + b);
+        }
         holder = writer;
         held_since_[at + b] = step_;
       }
@@ -285,6 +291,12 @@ class CheckingMemory {
     // Until this op's last step only when this op itself reads it: then
     // its later reads are checked as loads.
     return until > op_last_step_ || (until > step_ && read_mark_[static_cast<size_t>(tensor)] != step_mark_);
+  }
+  // Whether the byte at `at` of `tensor` lies in its consumed prefix now.
+  bool consumed(int32_t tensor, size_t at) const {
+    if (static_cast<size_t>(tensor) >= tenancy_.dead_prefix.size()) return false;
+    const std::vector<int64_t>& dead = tenancy_.dead_prefix[static_cast<size_t>(tensor)];
+    return step_ >= 0 && static_cast<size_t>(step_) < dead.size() && byte_within(tensor, at) < dead[static_cast<size_t>(step_)];
   }
   void loaded_other_value(int32_t tensor, size_t at, int64_t byte_in_ref);
   void stored_over_needed_value(int32_t writer, int32_t victim, size_t at);

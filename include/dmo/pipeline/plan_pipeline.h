@@ -50,6 +50,10 @@ struct PlanOptions {
   // Choose them: of the ops that can go in place, those that do not raise
   // dmo's arena (never above the plan with every copy). Not with `split`.
   bool concat_in_place = false;
+  // Let buffers created while slices consume a tensor end in its consumed
+  // prefix (overlap/consumed_prefix_overlaps.h): tiles exported for TFLM
+  // write over the input rows earlier tiles' slices copied out.
+  bool consumed_prefix_overlaps = false;
   // Progress of the slow step, finding each op's safe overlaps (see SafeOverlapOptions::progress).
   std::function<void(size_t done, size_t total)> progress = nullptr;
 };

@@ -22,6 +22,9 @@ namespace dmo {
 
 struct TiledExport {
   std::vector<SplitStage> stages;  // the stages tiled
+  // Each tile's output planned at its rows of the stage's output (the
+  // concatenation copies it onto itself), not on its own.
+  bool tiles_in_place = false;
   Graph graph;                     // the model with them tiled
   PlanResult plan;
   TflmDeployment deployment;
@@ -29,15 +32,19 @@ struct TiledExport {
 };
 
 // The stages of `requested` the export can write, each narrowed to the
-// height when it has column tiles (their patches would need copies);
+// height when it has column tiles (their patches would need copies) and
+// to TFLM's 10 concatenation inputs when it has more tiles;
 // `why_not` gets a line per stage left whole.
 std::vector<SplitStage> exportable_stages(const Graph& graph, const std::vector<SplitStage>& requested,
                                           std::vector<std::string>* why_not);
 
 // `graph` with `stages` tiled and planned with `export_options` (ascending
-// walks, the export's families). Throws dmo::Error naming the stage when
-// one cannot be tiled.
-TiledExport tiled_export(const Graph& graph, const std::vector<SplitStage>& stages, const PlanOptions& export_options);
+// walks, the export's families), buffers created while a slice's source
+// lives free to end in the rows already copied out, the tiles' outputs in
+// place when asked. Throws dmo::Error naming the stage when one cannot be
+// tiled.
+TiledExport tiled_export(const Graph& graph, const std::vector<SplitStage>& stages, const PlanOptions& export_options,
+                         bool tiles_in_place);
 
 // What `dmo export --split` writes: `exported` when the tiled model is
 // written, else every op whole (`reason` says why either way).
@@ -53,9 +60,10 @@ struct TiledChoice {
 // `split` as the export request: stages given are written as asked (and
 // throw dmo::Error when one cannot be); auto takes the stages `dmo plan`
 // finds for dmo's reference kernels, along the height, each with the tile
-// count (at most the one found) that gives TFLM the smallest whole arena,
-// and writes them only when that arena (the largest over the families) is
-// smaller than `whole`'s. Nothing is tiled for SplitMethod::kNone.
+// count (the one found or fewer) that gives TFLM the smallest whole arena,
+// the tiles in place or not, whichever needs less, and writes them only
+// when that arena (the largest over the families) is smaller than
+// `whole`'s. Nothing is tiled for SplitMethod::kNone.
 TiledChoice choose_tiled_export(const Graph& graph, const SplitRequest& split, const PlanOptions& export_options,
                                 const TflmDeployment& whole);
 

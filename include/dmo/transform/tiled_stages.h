@@ -20,11 +20,16 @@
 
 namespace dmo {
 
+// TFLM's CONCATENATION kernel takes at most this many inputs (its
+// kMaxInputNum), so a stage is written as at most this many tiles.
+inline constexpr int32_t kTflmMaxConcatenationInputs = 10;
+
 // Subgraph 0 with `stages` tiled. Throws dmo::Error naming the stage and
 // why when one cannot be written so: column tiles (their patches would be
 // stitched by copies TFLM's dense tensors cannot avoid), average pooling
 // whose window reaches padding (TFLM divides by the taps inside the input,
-// which no padded input reproduces), or a stage tile_stage refuses.
+// which no padded input reproduces), more tiles than TFLM's concatenation
+// takes, or a stage tile_stage refuses.
 // `concatenations`, when given, gets the indices of the tiles'
 // CONCATENATION ops in the result.
 Graph tiled_stages(const Graph& graph, std::vector<SplitStage> stages,
