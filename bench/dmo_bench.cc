@@ -81,6 +81,18 @@ void BM_PlanMobileNetV2SplitAuto(benchmark::State& state) {
 }
 BENCHMARK(BM_PlanMobileNetV2SplitAuto)->Unit(benchmark::kMillisecond)->Repetitions(5)->ReportAggregatesOnly(true);
 
+// The same search on the zoo's int8 MobileNet v2 1.0 224 (built in, so it
+// runs without ../shared): its stages need the least-recompute descent.
+void BM_PlanZooMobileNetV2Int8SplitAuto(benchmark::State& state) {
+  const dmo::Graph graph = dmo::build_zoo_model("mobilenet_v2_1.0_224_int8");
+  for (auto _ : state) {
+    const dmo::SplitSearchResult search =
+        dmo::search_split_stages(graph, dmo::PlanOptions{}, dmo::SplitRequest{}.max_recompute_percent);
+    benchmark::DoNotOptimize(search.plan.dmo.arena_size);
+  }
+}
+BENCHMARK(BM_PlanZooMobileNetV2Int8SplitAuto)->Unit(benchmark::kMillisecond)->Repetitions(5)->ReportAggregatesOnly(true);
+
 // Reading and solving a problem file (what `dmo solve` does): zoo MobileNet
 // v2 1.0 224 float32's problem with its algorithmic overlap pairs, written once.
 void BM_SolveProblemFileMobileNetV2(benchmark::State& state) {

@@ -226,7 +226,9 @@ SplitSearchResult search_split_stages(const Graph& graph, const PlanOptions& opt
     DmoPlanChooser chooser = scheduled_plan_chooser(graph, problem, schedule, options.alignment, bound);
     chooser.without_peak_repair();
     Plan dmo = chooser.dmo_only();
-    if (dmo.arena_size <= to_beat) dmo = chooser.choice().dmo;
+    // An ascending-only plan can only be smaller when dmo's plan is above
+    // the set's bound.
+    if (dmo.arena_size <= to_beat && !(bound && dmo.arena_size <= *bound)) dmo = chooser.choice().dmo;
     ++result.candidates_planned;
     arena_of[set.key()] = dmo.arena_size;
     planned.emplace_back(set, dmo.arena_size);
