@@ -13,7 +13,7 @@ namespace dmo {
 using StartRanges = std::vector<std::pair<int64_t, int64_t>>;
 
 // The lowest multiple of `alignment` at or above `from` in none of the
-// ranges (sorts them).
+// ranges (may sort them).
 int64_t lowest_free_start(StartRanges& forbidden, int64_t alignment, int64_t from);
 
 // The highest multiple of `alignment` in [from, to] in none of the ranges;
