@@ -702,6 +702,21 @@ TEST(SplitAutoCli, AutoIsTheDefaultAndStepsAsideForOptionsThatExcludeIt) {
 // arena (head + tail) is smaller than with every op whole; stages given are
 // written as asked, and run to the original's outputs; column tiles cannot
 // be written (exit 2, nothing written).
+// An exported file gives the original model's outputs in `dmo run` and
+// its offline plan verifies for `kernels` (the default ones when empty).
+void expect_export_runs_as_original(const std::string& exported, const std::string& original,
+                                    const std::string& kernels) {
+  auto hash_of = [](const std::string& text) { return text.substr(text.find("outputs_fnv1a64=")); };
+  const test::CommandResult tiled_run = test::run_dmo({"run", exported, "--seed", "1"});
+  const test::CommandResult original_run = test::run_dmo({"run", original, "--seed", "1"});
+  ASSERT_EQ(tiled_run.exit_status, 0) << tiled_run.err;
+  ASSERT_EQ(original_run.exit_status, 0) << original_run.err;
+  EXPECT_EQ(hash_of(tiled_run.out), hash_of(original_run.out)) << original;
+  const test::CommandResult verified = kernels.empty() ? test::run_dmo({"verify", exported})
+                                                       : test::run_dmo({"verify", exported, "--kernels", kernels});
+  EXPECT_EQ(verified.exit_status, 0) << verified.out << verified.err;
+}
+
 TEST(SplitAutoCli, ExportWritesSplitStagesOnlyWhereTflmNeedsLess) {
   const std::string out = temp_path("export.tflite");
   const test::CommandResult split = test::run_dmo({"export", kModel, "-o", out, "--split", "auto", "--json"});
@@ -726,13 +741,7 @@ TEST(SplitAutoCli, ExportWritesSplitStagesOnlyWhereTflmNeedsLess) {
   const test::CommandResult given = test::run_dmo({"export", kModel, "-o", out, "--split", "2-3:4"});
   ASSERT_EQ(given.exit_status, 0) << given.err;
   EXPECT_NE(given.out.find("split stages written as whole ops"), std::string::npos) << given.out;
-  const test::CommandResult tiled_run = test::run_dmo({"run", out, "--seed", "1"});
-  const test::CommandResult original_run = test::run_dmo({"run", kModel, "--seed", "1"});
-  ASSERT_EQ(tiled_run.exit_status, 0) << tiled_run.err;
-  auto hash_of = [](const std::string& text) { return text.substr(text.find("outputs_fnv1a64=")); };
-  EXPECT_EQ(hash_of(tiled_run.out), hash_of(original_run.out));
-  const test::CommandResult verified = test::run_dmo({"verify", out});
-  EXPECT_EQ(verified.exit_status, 0) << verified.out << verified.err;
+  expect_export_runs_as_original(out, kModel, "");  // uint8: TFLM's reference kernels only
 
   std::filesystem::remove(out);
   const test::CommandResult columns = test::run_dmo({"export", kModel, "-o", out, "--split", "2-3:4x2"});
@@ -804,13 +813,7 @@ TEST(SplitAutoSharedModels, ExportGivesPersonDetectionAndVwwTheirSplitSaving) {
     ASSERT_TRUE(j["split"]["written"].get<bool>()) << name << " " << j.dump();
     EXPECT_LE(j["tflm_arena_bytes"].get<int64_t>(), 68000) << name;
     EXPECT_LT(j["tflm_arena_bytes"].get<int64_t>(), j["split"]["whole_ops_tflm_arena_bytes"].get<int64_t>()) << name;
-    auto hash_of = [](const std::string& text) { return text.substr(text.find("outputs_fnv1a64=")); };
-    const test::CommandResult tiled_run = test::run_dmo({"run", out, "--seed", "1"});
-    const test::CommandResult original_run = test::run_dmo({"run", model, "--seed", "1"});
-    ASSERT_EQ(tiled_run.exit_status, 0) << tiled_run.err;
-    EXPECT_EQ(hash_of(tiled_run.out), hash_of(original_run.out)) << name;
-    const test::CommandResult verified = test::run_dmo({"verify", out, "--kernels", "all"});
-    EXPECT_EQ(verified.exit_status, 0) << verified.out << verified.err;
+    expect_export_runs_as_original(out, model, "all");
     std::filesystem::remove(out);
   }
 }
@@ -831,13 +834,7 @@ TEST(TiledExportZoo, MobileNetV2Int8ExportsBelow35PercentOfItsWholeArena) {
   EXPECT_LE(100 * j["tflm_arena_bytes"].get<int64_t>(), 35 * j["split"]["whole_ops_tflm_arena_bytes"].get<int64_t>());
   std::istringstream stages(j["split"]["stages"].get<std::string>());
   for (std::string stage; stages >> stage;) EXPECT_LE(std::stoi(stage.substr(stage.find(':') + 1)), 10) << stage;
-  auto hash_of = [](const std::string& text) { return text.substr(text.find("outputs_fnv1a64=")); };
-  const test::CommandResult tiled_run = test::run_dmo({"run", out, "--seed", "1"});
-  const test::CommandResult original_run = test::run_dmo({"run", model, "--seed", "1"});
-  ASSERT_EQ(tiled_run.exit_status, 0) << tiled_run.err;
-  EXPECT_EQ(hash_of(tiled_run.out), hash_of(original_run.out));
-  const test::CommandResult verified = test::run_dmo({"verify", out, "--kernels", "all"});
-  EXPECT_EQ(verified.exit_status, 0) << verified.out << verified.err;
+  expect_export_runs_as_original(out, model, "all");
   std::filesystem::remove(out);
   // More tiles than TFLM's concatenation takes: refused, nothing written.
   const test::CommandResult many = test::run_dmo({"export", model, "-o", out, "--split", "0-5:11"});
