@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
+#include <utility>
 
+#include "dmo/plan/buffers_by_tensor.h"
 #include "dmo/schedule/consumed_prefix.h"
 
 namespace dmo {
@@ -17,20 +20,30 @@ bool contains(const std::vector<int32_t>& tensors, int32_t t) {
 
 void add_consumed_prefix_pairs(const Graph& graph, const Schedule& schedule, MemoryProblem& problem,
                                bool preserve_graph_inputs, int64_t alignment) {
-  if (!schedule.stages.empty() || graph.subgraphs.size() > 1) return;
+  const std::vector<ConsumedPrefix> consumed_tensors = consumed_prefixes(graph, schedule);
+  if (consumed_tensors.empty()) return;
   const Subgraph& sg = graph.main();
-  std::vector<int32_t> buffer_of(sg.tensors.size(), -1);
-  for (size_t b = 0; b < problem.buffers.size(); ++b) {
-    const int32_t t = problem.buffers[b].tensor;
-    if (t >= 0 && static_cast<size_t>(t) < buffer_of.size()) buffer_of[static_cast<size_t>(t)] = static_cast<int32_t>(b);
-  }
+  const std::vector<int32_t> buffer_of = buffers_by_tensor(problem, sg.tensors.size());
   const int64_t align = std::max<int64_t>(alignment, 1);
+  // A pair (output, input) may exist already (a slice's own): it is
+  // raised, not repeated. Pairs at or past `first_new` are this function's.
+  std::map<std::pair<int32_t, int32_t>, size_t> pair_at;
+  for (size_t p = 0; p < problem.overlaps.size(); ++p) {
+    pair_at.emplace(std::pair{problem.overlaps[p].output_buffer, problem.overlaps[p].input_buffer}, p);
+  }
   const size_t first_new = problem.overlaps.size();
-  for (const ConsumedPrefix& consumed : consumed_prefixes(graph, schedule)) {
+  auto allow = [&](int32_t op, int32_t out, int32_t in, int64_t bytes) {
+    const auto [at, fresh] = pair_at.emplace(std::pair{out, in}, problem.overlaps.size());
+    if (fresh) {
+      problem.overlaps.push_back({op, out, in, bytes, 0});
+    } else {
+      problem.overlaps[at->second].safe_overlap = std::max(problem.overlaps[at->second].safe_overlap, bytes);
+    }
+  };
+  for (const ConsumedPrefix& consumed : consumed_tensors) {
     const int32_t bx = buffer_of[static_cast<size_t>(consumed.tensor)];
     if (bx < 0 || (preserve_graph_inputs && contains(sg.inputs, consumed.tensor))) continue;
     const std::vector<int64_t>& dead = consumed.dead_bytes;
-    const int32_t first_slice = consumed.first_slice_op;
     const Lifetime life = problem.buffers[static_cast<size_t>(bx)].lifetime;
     for (size_t b = 0; b < problem.buffers.size(); ++b) {
       const BufferRequest& t = problem.buffers[b];
@@ -39,14 +52,7 @@ void add_consumed_prefix_pairs(const Graph& graph, const Schedule& schedule, Mem
       if (born <= life.first || born > life.last || static_cast<size_t>(born) + 1 >= dead.size()) continue;
       const int64_t prefix = dead[static_cast<size_t>(born)] / align * align;
       if (prefix <= 0 || prefix == std::numeric_limits<int64_t>::max() / align * align) continue;
-      auto existing = std::find_if(problem.overlaps.begin(), problem.overlaps.end(), [&](const OverlapPair& p) {
-        return p.output_buffer == static_cast<int32_t>(b) && p.input_buffer == bx;
-      });
-      if (existing != problem.overlaps.end()) {
-        existing->safe_overlap = std::max(existing->safe_overlap, prefix);
-      } else {
-        problem.overlaps.push_back({first_slice, static_cast<int32_t>(b), bx, prefix, 0});
-      }
+      allow(consumed.first_slice_op, static_cast<int32_t>(b), bx, prefix);
     }
   }
   // A view's base: where every one of its views may sit, the base may.
@@ -67,31 +73,21 @@ void add_consumed_prefix_pairs(const Graph& graph, const Schedule& schedule, Mem
       bool all = true;
       for (const BufferAlias& member : problem.aliases) {
         if (member.base != base) continue;
-        auto pair = std::find_if(problem.overlaps.begin() + static_cast<std::ptrdiff_t>(first_new),
-                                 problem.overlaps.end(), [&](const OverlapPair& q) {
-                                   return q.output_buffer == member.buffer && q.input_buffer == in;
-                                 });
-        if (pair == problem.overlaps.end()) {
+        const auto pair = pair_at.find({member.buffer, in});
+        if (pair == pair_at.end() || pair->second < first_new) {
           all = false;
           break;
         }
+        const OverlapPair& allowed = problem.overlaps[pair->second];
         const int64_t size = problem.buffers[static_cast<size_t>(member.buffer)].size;
         covered += size;
-        need = std::max(need, member.offset + size - pair->safe_overlap);
-        op = pair->op;
+        need = std::max(need, member.offset + size - allowed.safe_overlap);
+        op = allowed.op;
       }
       const int64_t base_size = problem.buffers[static_cast<size_t>(base)].size;
       if (!all || covered != base_size) continue;
       const int64_t room = (base_size - need) / align * align;
-      if (room <= 0) continue;
-      auto existing = std::find_if(problem.overlaps.begin(), problem.overlaps.end(), [&](const OverlapPair& p) {
-        return p.output_buffer == base && p.input_buffer == in;
-      });
-      if (existing != problem.overlaps.end()) {
-        existing->safe_overlap = std::max(existing->safe_overlap, room);
-      } else {
-        problem.overlaps.push_back({op, base, in, room, 0});
-      }
+      if (room > 0) allow(op, base, in, room);
     }
   }
 }

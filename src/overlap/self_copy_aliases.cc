@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "dmo/plan/buffers_by_tensor.h"
+
 namespace dmo {
 
 namespace {
@@ -17,11 +19,7 @@ void add_self_copy_aliases(const Graph& graph, const Schedule& schedule, MemoryP
                            const std::vector<int64_t>& offsets) {
   if (graph.subgraphs.size() > 1) return;
   const Subgraph& sg = graph.main();
-  std::vector<int32_t> buffer_of(sg.tensors.size(), -1);
-  for (size_t b = 0; b < problem.buffers.size(); ++b) {
-    const int32_t t = problem.buffers[b].tensor;
-    if (t >= 0 && static_cast<size_t>(t) < buffer_of.size()) buffer_of[static_cast<size_t>(t)] = static_cast<int32_t>(b);
-  }
+  const std::vector<int32_t> buffer_of = buffers_by_tensor(problem, sg.tensors.size());
   auto aliased = [&](int32_t buffer) {
     return std::any_of(problem.aliases.begin(), problem.aliases.end(),
                        [&](const BufferAlias& a) { return a.buffer == buffer || a.base == buffer; });

@@ -6,6 +6,7 @@
 
 #include "dmo/error.h"
 #include "dmo/model/model_timeline.h"
+#include "dmo/plan/buffers_by_tensor.h"
 #include "dmo/schedule/schedule_lifetimes.h"
 
 namespace dmo {
@@ -42,10 +43,7 @@ MemoryProblem build_scheduled_problem(const Graph& graph, const Schedule& schedu
   }
   const Subgraph& sg = graph.main();
   MemoryProblem problem = build_memory_problem(sg, lifetimes, static_cast<int32_t>(schedule.steps.size()));
-  std::vector<int32_t> buffer_of(sg.tensors.size(), -1);
-  for (size_t b = 0; b < problem.buffers.size(); ++b) {
-    buffer_of[static_cast<size_t>(problem.buffers[b].tensor)] = static_cast<int32_t>(b);
-  }
+  const std::vector<int32_t> buffer_of = buffers_by_tensor(problem, sg.tensors.size());
   for (const TensorView& view : schedule.views) {
     const int32_t buffer = buffer_of[static_cast<size_t>(view.tensor)];
     const int32_t base = buffer_of[static_cast<size_t>(view.base)];

@@ -54,6 +54,13 @@ namespace {
 // unknown counts as no saving.
 int64_t arena_or_max(const TiledExport& t) { return t.tflm_arena_bytes.value_or(INT64_MAX); }
 
+// `copied` (the tiles on their own), or the same stages with the tiles in
+// place when TFLM needs fewer bytes so.
+TiledExport in_place_if_smaller(const Graph& graph, TiledExport copied, const PlanOptions& options) {
+  TiledExport in_place = tiled_export(graph, copied.stages, options, true);
+  return arena_or_max(in_place) < arena_or_max(copied) ? std::move(in_place) : std::move(copied);
+}
+
 // Each stage with the tile count (the count found, or one of 2, 3, 4, 5, 6
 // and 8 below it) that gives TFLM the smallest whole arena, stage by
 // stage: every tile op adds TFLM tail (its node, OpData, per-channel
@@ -71,18 +78,7 @@ TiledExport fewest_bytes_tiling(const Graph& graph, std::vector<SplitStage> stag
       if (arena_or_max(t) < arena_or_max(best)) best = std::move(t);
     }
   }
-  TiledExport in_place = tiled_export(graph, best.stages, options, true);
-  if (arena_or_max(in_place) < arena_or_max(best)) best = std::move(in_place);
-  return best;
-}
-
-// The stages as given, their tiles concatenated by copy or in place,
-// whichever TFLM needs fewer bytes with.
-TiledExport smaller_of_copy_and_in_place(const Graph& graph, const std::vector<SplitStage>& stages,
-                                         const PlanOptions& options) {
-  TiledExport copied = tiled_export(graph, stages, options, false);
-  TiledExport in_place = tiled_export(graph, stages, options, true);
-  return arena_or_max(in_place) < arena_or_max(copied) ? std::move(in_place) : std::move(copied);
+  return in_place_if_smaller(graph, std::move(best), options);
 }
 
 }  // namespace
@@ -109,8 +105,9 @@ TiledChoice choose_tiled_export(const Graph& graph, const SplitRequest& split, c
                                    : "no stage can be written as whole ops: every op is written whole";
     return c;
   }
-  TiledExport t = split.method == SplitMethod::kManual ? smaller_of_copy_and_in_place(graph, stages, export_options)
-                                                        : fewest_bytes_tiling(graph, stages, export_options);
+  TiledExport t = split.method == SplitMethod::kManual
+                      ? in_place_if_smaller(graph, tiled_export(graph, stages, export_options, false), export_options)
+                      : fewest_bytes_tiling(graph, stages, export_options);
   c.tiled_arena_bytes = t.tflm_arena_bytes;
   const bool smaller = t.tflm_arena_bytes && c.whole_arena_bytes && *t.tflm_arena_bytes < *c.whole_arena_bytes;
   if (split.method == SplitMethod::kManual || smaller) {

@@ -117,9 +117,8 @@ class Tiler {
     tile_concatenations_.push_back(static_cast<int32_t>(ops.size()));
     op(OpKind::kConcatenation, std::move(tiles), {output}, params);
   }
-  bool is_tile_concatenation(int32_t op) const {
-    return std::find(tile_concatenations_.begin(), tile_concatenations_.end(), op) != tile_concatenations_.end();
-  }
+  // Their indices in `ops`, in op order.
+  const std::vector<int32_t>& tile_concatenations() const { return tile_concatenations_; }
 
   int32_t rows(int32_t tensor) const { return sg_.tensors[static_cast<size_t>(tensor)].shape[1]; }
 
@@ -302,12 +301,7 @@ Graph tiled_stages(const Graph& graph, std::vector<SplitStage> stages, std::vect
   drop_unused_tensors(sg, replaced);
   // Tensor indices moved: the file's offline plan no longer fits.
   out.offline_plan.reset();
-  if (concatenations) {
-    concatenations->clear();
-    for (size_t o = 0; o < sg.ops.size(); ++o) {
-      if (tiler.is_tile_concatenation(static_cast<int32_t>(o))) concatenations->push_back(static_cast<int32_t>(o));
-    }
-  }
+  if (concatenations) *concatenations = tiler.tile_concatenations();  // dropping tensors moves no op
   return out;
 }
 
