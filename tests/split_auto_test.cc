@@ -717,6 +717,18 @@ void expect_export_runs_as_original(const std::string& exported, const std::stri
   EXPECT_EQ(verified.exit_status, 0) << verified.out << verified.err;
 }
 
+// `dmo export MODEL -o OUT --split SPLIT` refused: exit 2, one line
+// saying `why`, nothing written.
+void expect_export_refused(const std::string& model, const std::string& out, const std::string& split,
+                           const std::string& why) {
+  std::filesystem::remove(out);
+  const test::CommandResult refused = test::run_dmo({"export", model, "-o", out, "--split", split});
+  EXPECT_EQ(refused.exit_status, 2);
+  EXPECT_EQ(std::count(refused.err.begin(), refused.err.end(), '\n'), 1) << refused.err;
+  EXPECT_NE(refused.err.find(why), std::string::npos) << refused.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
 TEST(SplitAutoCli, ExportWritesSplitStagesOnlyWhereTflmNeedsLess) {
   const std::string out = temp_path("export.tflite");
   const test::CommandResult split = test::run_dmo({"export", kModel, "-o", out, "--split", "auto", "--json"});
@@ -743,12 +755,7 @@ TEST(SplitAutoCli, ExportWritesSplitStagesOnlyWhereTflmNeedsLess) {
   EXPECT_NE(given.out.find("split stages written as whole ops"), std::string::npos) << given.out;
   expect_export_runs_as_original(out, kModel, "");  // uint8: TFLM's reference kernels only
 
-  std::filesystem::remove(out);
-  const test::CommandResult columns = test::run_dmo({"export", kModel, "-o", out, "--split", "2-3:4x2"});
-  EXPECT_EQ(columns.exit_status, 2);
-  EXPECT_EQ(std::count(columns.err.begin(), columns.err.end(), '\n'), 1) << columns.err;
-  EXPECT_NE(columns.err.find("column tiles cannot be exported"), std::string::npos) << columns.err;
-  EXPECT_FALSE(std::filesystem::exists(out));
+  expect_export_refused(kModel, out, "2-3:4x2", "column tiles cannot be exported");
 }
 
 // The seed's check model (built in): its input alone is 49,152 B; the
@@ -835,13 +842,8 @@ TEST(TiledExportZoo, MobileNetV2Int8ExportsBelow35PercentOfItsWholeArena) {
   std::istringstream stages(j["split"]["stages"].get<std::string>());
   for (std::string stage; stages >> stage;) EXPECT_LE(std::stoi(stage.substr(stage.find(':') + 1)), 10) << stage;
   expect_export_runs_as_original(out, model, "all");
-  std::filesystem::remove(out);
-  // More tiles than TFLM's concatenation takes: refused, nothing written.
-  const test::CommandResult many = test::run_dmo({"export", model, "-o", out, "--split", "0-5:11"});
-  EXPECT_EQ(many.exit_status, 2);
-  EXPECT_EQ(std::count(many.err.begin(), many.err.end(), '\n'), 1) << many.err;
-  EXPECT_NE(many.err.find("at most 10 inputs"), std::string::npos) << many.err;
-  EXPECT_FALSE(std::filesystem::exists(out));
+  // More tiles than TFLM's concatenation takes.
+  expect_export_refused(model, out, "0-5:11", "at most 10 inputs");
 }
 
 TEST(SplitAutoSharedModels, CoralMobileNetV2PatchesBelowMcunetsFigureAndVerifies) {
