@@ -283,7 +283,7 @@ std::vector<uint8_t> device_output(OneOp& m, const std::vector<uint8_t>& input, 
                           region};
   std::vector<int8_t> gather(4096);
   std::vector<int16_t> column(4096);
-  std::vector<int32_t> window_terms;
+  std::vector<int32_t> window_terms, row_terms;
   std::vector<int8_t> packed_windows;
   const DeviceColumnBuffers scratch{gather.data(), column.data()};
   // Generated code's table of per-channel output stages, in its own form
@@ -307,7 +307,9 @@ std::vector<uint8_t> device_output(OneOp& m, const std::vector<uint8_t>& input, 
   switch (k.loops) {
     case DeviceLoops::kConv:
       EXPECT_TRUE(conv_s8_device_applies(k.conv, io));
-      conv_s8_device(k.conv, k.requantization, io, stages, scratch);
+      // In place where generated code reads the pixels so.
+      row_terms = device_row_terms(m.graph.main(), m.graph.main().ops[0], k);
+      conv_s8_device(k.conv, k.requantization, io, stages, scratch, row_terms.empty() ? nullptr : row_terms.data());
       break;
     case DeviceLoops::kDepthwiseConv:
       EXPECT_TRUE(depthwise_s8_device_applies(k.depthwise, io));
@@ -335,15 +337,30 @@ std::vector<uint8_t> device_output(OneOp& m, const std::vector<uint8_t>& input, 
   return {arena.begin(), arena.begin() + out_bytes};
 }
 
-// The reference's bytes, alone and at the reference order's O_s; a few
-// regions in both walks give the same bytes as the whole output there.
+// Whether the device kernel of `m` is a conv reading its input pixels in
+// place (conv_s8_device's form without column buffers).
+bool reads_pixels_in_place(const OneOp& m) {
+  const Interpreter interpreter(m.graph, unshared_placement(m.graph.main()),
+                                test::schedule_for(m, KernelFamily::kTflmReference));
+  const DeviceKernel& k = *interpreter.prepared(0).device;
+  return !device_row_terms(m.graph.main(), m.graph.main().ops[0], k).empty();
+}
+
+// The reference's bytes, alone, at the O_s plans for generated code use
+// (the dmo-device family's) and at the reference order's where that is no
+// more; a few regions in both walks give the same bytes as the whole
+// output there.
 void expect_device_matches_reference(OneOp& m, std::mt19937& rng, const std::string& what) {
   const std::vector<uint8_t> input = random_bytes(rng, test::bytes_of_tensor(m, m.input));
   const std::vector<uint8_t> expected = reference_output(m, input);
   EXPECT_EQ(device_output(m, input, 0), expected) << what << " unshared";
   EXPECT_EQ(device_output(m, input, 0, {}, false, StageForm::kGeneral), expected) << what << " general stages";
+  const int64_t own = test::addresses(m, KernelFamily::kDmoDevice).safe_overlap();
+  EXPECT_EQ(device_output(m, input, own), expected) << what << " at its own O_s " << own;
   const int64_t os = test::addresses(m).safe_overlap();
-  EXPECT_EQ(device_output(m, input, os), expected) << what << " at the reference O_s " << os;
+  if (os <= own) {
+    EXPECT_EQ(device_output(m, input, os), expected) << what << " at the reference O_s " << os;
+  }
   EXPECT_EQ(device_output(m, input, 0, {}, true), expected) << what << " descending";
   const Tensor& out = m.graph.main().tensors[static_cast<size_t>(m.output)];
   if (out.shape.size() != 4) return;
@@ -545,15 +562,26 @@ TEST(DeviceKernels, AveragePoolMatchesTheReferenceAndClobbersOneByteBeyondItsSaf
 // clobber there and one byte further finds one (unless O_s already covers
 // the smaller tensor). Counts the layers where the device order allows
 // more than the reference order.
+// A 1x1 conv reading its pixels in place stores a pixel pair's channels
+// between reads of both pixels, so its O_s may be up to one output pixel
+// below the reference's (which stores one pixel's channels between reads
+// of that pixel); every other device order stores no earlier than the
+// reference's.
 struct DeviceOrderOverlap {
-  int tried = 0, past_checked = 0, above_reference = 0;
+  int tried = 0, past_checked = 0, above_reference = 0, below_reference = 0;
   void check(const OneOp& m, std::mt19937& rng, const std::string& what) {
     const std::vector<uint8_t> input = random_bytes(rng, test::bytes_of_tensor(m, m.input));
     const int64_t os = test::addresses(m, KernelFamily::kDmoDevice).safe_overlap();
     const int64_t reference = test::addresses(m).safe_overlap();
     ++tried;
-    EXPECT_GE(os, reference) << what;
+    if (reads_pixels_in_place(m)) {
+      const std::vector<int32_t>& shape = m.graph.main().tensors[static_cast<size_t>(m.output)].shape;
+      EXPECT_GE(os, reference - shape.back()) << what << " in place";
+    } else {
+      EXPECT_GE(os, reference) << what;
+    }
     above_reference += os > reference;
+    below_reference += os < reference;
     EXPECT_FALSE(test::clobbers_at_overlap(m, os, input, KernelFamily::kDmoDevice)) << what << " at its O_s " << os;
     if (os >= std::min(test::bytes_of_tensor(m, m.input), test::bytes_of_tensor(m, m.output))) return;
     ++past_checked;
@@ -605,16 +633,35 @@ TEST(DeviceOrderFamily, EachKernelIsCleanAtItsOwnSafeOverlapAndClobbersOneBytePa
   EXPECT_EQ(add.past_checked, 0);
   std::cout << fmt::format("one byte past checked: conv {}, 1x1 conv {}, depthwise {}, fully connected {}, "
                            "average pool {}; above the reference O_s: conv {}, 1x1 conv {}, depthwise {}, "
-                           "fully connected {}, average pool {}\n",
+                           "fully connected {}, average pool {}; below it (1x1 in place): {}\n",
                            conv.past_checked, pointwise.past_checked, depthwise.past_checked,
                            fully_connected.past_checked, pool.past_checked, conv.above_reference,
                            pointwise.above_reference, depthwise.above_reference, fully_connected.above_reference,
-                           pool.above_reference);
+                           pool.above_reference, conv.below_reference + pointwise.below_reference);
   // The device orders store later than the reference's where they group
   // outputs (conv pixel pairs, four channels or units at a time).
   EXPECT_GT(conv.above_reference + pointwise.above_reference, 0);
   EXPECT_GT(depthwise.above_reference, 0);
   EXPECT_GT(fully_connected.above_reference, 0);
+}
+
+// The scratch the dmo-device conv kernel asks the plan for: none for a 1x1
+// conv of up to 64 output channels (it reads its pixels in place), two
+// pixels' int16 columns for a wider one, and windows too where it gathers.
+TEST(DeviceOrderFamily, APointwiseConvOfUpTo64ChannelsAsksForNoScratch) {
+  std::mt19937 rng(19);
+  auto scratch_of = [&](const Window2d& w) {
+    const OneOp m = conv_layer(w, rng, false);
+    const Interpreter interpreter(m.graph, unshared_placement(m.graph.main()),
+                                  test::schedule_for(m, KernelFamily::kDmoDevice));
+    int64_t bytes = 0;
+    for (const KernelScratch& s : interpreter.prepared(0).scratch) bytes += s.bytes;
+    return bytes;
+  };
+  EXPECT_EQ(scratch_of({5, 4, 24, 8, 1, 1, 1, 1, Padding::kValid}), 0);
+  EXPECT_EQ(scratch_of({5, 4, 24, 64, 1, 1, 2, 1, Padding::kValid}), 0);
+  EXPECT_EQ(scratch_of({5, 4, 24, 65, 1, 1, 1, 1, Padding::kValid}), 2 * 2 * 24);
+  EXPECT_EQ(scratch_of({5, 4, 24, 8, 3, 3, 1, 1, Padding::kSame}), 3 * 2 * 9 * 24);
 }
 
 }  // namespace

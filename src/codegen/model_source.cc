@@ -241,11 +241,28 @@ class ModelWriter {
   // whole window (device_window_terms), emitted once; "nullptr" where the
   // kernel does not use it.
   std::string window_terms(int32_t op, const DeviceKernel& k) {
-    const std::string name = fmt::format("dmo_op_{}_window_terms", op);
-    if (window_terms_.count(op) != 0) return name;
-    const std::vector<int32_t> terms = device_window_terms(sg_, sg_.ops[static_cast<size_t>(op)], k);
+    return int32_table(fmt::format("dmo_op_{}_window_terms", op), [&] {
+      return device_window_terms(sg_, sg_.ops[static_cast<size_t>(op)], k);
+    });
+  }
+
+  // A 1x1 conv's per-row share of the input zero point
+  // (device_row_terms), emitted once; "nullptr" for a conv that takes
+  // column buffers instead.
+  std::string row_terms(int32_t op, const DeviceKernel& k) {
+    return int32_table(fmt::format("dmo_op_{}_row_terms", op), [&] {
+      return device_row_terms(sg_, sg_.ops[static_cast<size_t>(op)], k);
+    });
+  }
+
+  // A constant int32 table named `name`, emitted once; "nullptr" when
+  // `values` gives none.
+  template <class Values>
+  std::string int32_table(const std::string& name, Values values) {
+    if (int32_tables_.count(name) != 0) return name;
+    const std::vector<int32_t> terms = values();
     if (terms.empty()) return "nullptr";
-    window_terms_.insert(op);
+    int32_tables_.insert(name);
     body_ += fmt::format("static const int32_t {}[] = {{{}}};\n", name, join(terms));
     return name;
   }
@@ -295,8 +312,10 @@ class ModelWriter {
     switch (k.loops) {
       case DeviceLoops::kConv:
         if (device.runs) {
-          return fmt::format("conv_s8_device_staged<{3}>({0}_geometry, {0}_requantization, io, {1}, {2});", p,
-                             stages(op, device.stages), conv_scratch(op, k), stage_kind(k, device));
+          const std::string terms = row_terms(op, k);
+          return fmt::format("conv_s8_device_staged<{3}>({0}_geometry, {0}_requantization, io, {1}, {2}, {4});", p,
+                             stages(op, device.stages), terms == "nullptr" ? conv_scratch(op, k) : "{}",
+                             stage_kind(k, device), terms);
         }
         return fmt::format("conv_loops({0}_geometry, QuantizedConvArithmetic<int8_t>({0}_requantization), io, memory);", p);
       case DeviceLoops::kDepthwiseConv:
@@ -424,7 +443,8 @@ class ModelWriter {
   const Subgraph& sg_;
   const Interpreter& interpreter_;
   std::string head_, body_;
-  std::set<int32_t> constants_, packed_, dims_, states_, staged_, window_terms_, packed_windows_;
+  std::set<int32_t> constants_, packed_, dims_, states_, staged_, packed_windows_;
+  std::set<std::string> int32_tables_;
   int64_t gather_bytes_ = 0, column_elements_ = 0;
 };
 

@@ -18,6 +18,7 @@ struct DeviceOrderKernel {
   std::shared_ptr<const DeviceKernel> device;
   DeviceChannelStages stages;          // conv-like ops
   std::vector<int8_t> packed_rows;     // conv and fully connected: the weights as the kernel reads them
+  std::vector<int32_t> row_terms;      // a conv reading its input pixels in place
   std::vector<int32_t> window_terms;   // depthwise
   std::vector<int8_t> packed_windows;  // depthwise 3x3
   // The conv kernel's two windows and their columns (generated code has
@@ -40,7 +41,7 @@ struct DeviceOrderKernel {
       case DeviceLoops::kConv: {
         const DeviceOrderAccess<Memory> access(device_io, memory, gather.data(), static_cast<int64_t>(gather.size()));
         conv_s8_device(k.conv, k.requantization, device_io, table, DeviceColumnBuffers{gather.data(), column.data()},
-                       access);
+                       row_terms.empty() ? nullptr : row_terms.data(), access);
         return;
       }
       case DeviceLoops::kDepthwiseConv:
@@ -93,6 +94,8 @@ PreparedKernel with_device_order(const OpContext& ctx, PreparedKernel reference)
   switch (k.loops) {
     case DeviceLoops::kConv: {
       kernel.packed_rows = device_packed_rows(*ctx.subgraph, *ctx.op, k);
+      kernel.row_terms = device_row_terms(*ctx.subgraph, *ctx.op, k);
+      if (!kernel.row_terms.empty()) break;  // no scratch
       const auto elements = static_cast<size_t>(conv_scratch_elements(k.conv));
       kernel.column.resize(elements);
       if (conv_gathers_windows(k.conv)) kernel.gather.resize(elements);

@@ -22,6 +22,15 @@ std::vector<int8_t> device_packed_rows(const Subgraph& sg, const Op& op, const D
   return packed;
 }
 
+std::vector<int32_t> device_row_terms(const Subgraph& sg, const Op& op, const DeviceKernel& k) {
+  const ConvGeometry& g = k.conv;
+  if (k.loops != DeviceLoops::kConv || !conv_reads_pixels_in_place(g, k.requantization.filter_offset)) return {};
+  std::vector<int32_t> terms(static_cast<size_t>(g.output_depth));
+  weight_row_terms(filter_values(sg, op), g.output_depth, conv_column_depth(g), k.requantization.input_offset,
+                   terms.data());
+  return terms;
+}
+
 std::vector<int32_t> device_window_terms(const Subgraph& sg, const Op& op, const DeviceKernel& k) {
   if (k.requantization.filter_offset != 0) return {};
   const DepthwiseGeometry& g = k.depthwise;

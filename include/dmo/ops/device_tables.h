@@ -1,6 +1,6 @@
 // The constant tables dmo's int8 device kernels read besides an op's own
 // tensors, built from its filter: weight rows packed four by four (CONV_2D,
-// FULLY_CONNECTED), a depthwise conv's per-channel window terms and its
+// FULLY_CONNECTED), a 1x1 conv's per-row zero-point terms, a depthwise conv's per-channel window terms and its
 // 3x3 filter packed per four channels. Generated code keeps them in flash;
 // the dmo-device kernel family (ops/kernel_family.h) builds the same ones
 // on the host, so both run the same paths.
@@ -17,6 +17,11 @@ namespace dmo {
 // The filter of a conv-like op, rows packed by pack_weight_rows (conv and
 // fully connected: output channels by their weights' depth).
 std::vector<int8_t> device_packed_rows(const Subgraph& sg, const Op& op, const DeviceKernel& k);
+
+// weight_row_terms of a conv whose device kernel reads its input pixels in
+// place (conv_reads_pixels_in_place); empty for every other conv, which
+// then takes its column buffers.
+std::vector<int32_t> device_row_terms(const Subgraph& sg, const Op& op, const DeviceKernel& k);
 
 // depthwise_window_terms of a depthwise conv whose filter has no zero
 // point; empty otherwise (the kernel then takes no table).

@@ -1,13 +1,16 @@
-// dmo's int8 CONV_2D for devices: per output pixel in the walk's order,
-// the window is read once into a column (int16, zero point removed,
-// padding taps as zero), then every output channel is its inner product
-// with one filter row, four channels at a time (s8_dot_rows.h; the
-// filter's rows packed by pack_weight_rows), and the pixel's channels are
-// stored. Every store of a pixel follows every read
-// of its window and precedes the next pixel's reads, as in the reference
-// nest (conv_loops.h, per output channel: read the window, store), so a
-// layout safe for the reference order is safe here. Results are the
-// reference's bit for bit. Freestanding.
+// dmo's int8 CONV_2D for devices, two output pixels at a time in the
+// walk's order. In general each pixel's window is read once into a column
+// (int16, zero point removed, padding taps as zero), then every output
+// channel is its inner product with one filter row (s8_dot_rows.h; the
+// filter's rows packed by pack_weight_rows), and the pixels' channels are
+// stored: every store of a pair follows every read of both windows. A 1x1
+// conv without padding whose filter has no zero point may instead read its
+// two input pixels where they are (no scratch at all), each row's sum
+// starting from its share of the input zero point (weight_row_terms):
+// the pixels are then read again after each pair of channels is stored,
+// which lets fewer of the input's bytes be overwritten early; the plan
+// takes the O_s of whichever form the generated code calls. Results are
+// the reference's bit for bit. Freestanding.
 #pragma once
 
 #include <cstdint>
@@ -27,6 +30,19 @@ struct DeviceColumnBuffers {
   int8_t* gather = nullptr;
   int16_t* column = nullptr;
 };
+
+// Whether conv_s8_device reads this conv's input pixels in place (given
+// weight_row_terms): a 1x1 window inside the input, no filter zero point,
+// at most kInPlaceMaxOutputChannels output channels. Up to 32 channels the
+// in-place form is also the faster one (a column serves too few rows to
+// repay widening it); at 64 it costs a few percent of the op and saves
+// the column buffer, which sits beside the widest tensors of a model's
+// early layers; wider layers keep the column form.
+inline constexpr int32_t kInPlaceMaxOutputChannels = 64;
+inline bool conv_reads_pixels_in_place(const ConvGeometry& g, int32_t filter_offset) {
+  return g.filter_height == 1 && g.filter_width == 1 && g.pad_height == 0 && g.pad_width == 0 &&
+         filter_offset == 0 && g.output_depth <= kInPlaceMaxOutputChannels;
+}
 
 // The elements a conv's column holds (its weight rows' length).
 inline int32_t conv_column_depth(const ConvGeometry& g) { return g.filter_height * g.filter_width * g.filter_depth; }
@@ -73,9 +89,11 @@ inline void fill_s8(int8_t* to, int8_t value, int32_t count) {
 
 // The kernel for one kind of output stage (device_requantize.h): generated
 // code names the kind its op needs, so only that one is compiled in.
+// `row_terms` (weight_row_terms, where conv_reads_pixels_in_place holds)
+// selects the in-place form; nullptr the column form, with `scratch`.
 template <StageForm kForm, bool kFullRange, class Requantization, class IO, class Access = DirectAccess>
 void conv_s8_device_staged(const ConvGeometry& g, const Requantization& q, const IO& io, ChannelStages stages,
-                           DeviceColumnBuffers scratch, Access access = {}) {
+                           DeviceColumnBuffers scratch, const int32_t* row_terms, Access access = {}) {
   const auto& in_ref = io.input(0);
   const auto& out_ref = io.output(0);
   const auto* input = reinterpret_cast<const int8_t*>(in_ref.data);
@@ -135,6 +153,24 @@ void conv_s8_device_staged(const ConvGeometry& g, const Requantization& q, const
   const IndexRange rows = io.region.rows(g.output_height);
   const IndexRange cols = io.region.cols(g.output_width);
   const int32_t width = cols.size(), per_batch = rows.size() * width;
+  if (row_terms != nullptr) {
+    // In place: an odd last pixel goes as a pair with itself.
+    for (int32_t b = 0; b < g.batches; ++b) {
+      const int32_t batch = walk_index(b, g.batches, descending);
+      for (int32_t i = 0; i < per_batch; i += 2) {
+        const int32_t j = i + 1 < per_batch ? i + 1 : i;
+        const int32_t first_y = walk_index(i / width, rows, descending);
+        const int32_t first_x = walk_index(i % width, cols, descending);
+        const int32_t second_y = walk_index(j / width, rows, descending);
+        const int32_t second_x = walk_index(j % width, cols, descending);
+        dot_rows_pair_in_place_to_s8_staged<kForm, kFullRange>(
+            input + in.pixel(batch, first_y * g.stride_height, first_x * g.stride_width),
+            input + in.pixel(batch, second_y * g.stride_height, second_x * g.stride_width), row_terms, rows_out,
+            output + out.pixel(batch, first_y, first_x), output + out.pixel(batch, second_y, second_x), access);
+      }
+    }
+    return;
+  }
   for (int32_t b = 0; b < g.batches; ++b) {
     const int32_t batch = walk_index(b, g.batches, descending);
     int32_t i = 0;
@@ -164,9 +200,9 @@ void conv_s8_device_staged(const ConvGeometry& g, const Requantization& q, const
 // Any kind of output stage, chosen once per call.
 template <class Requantization, class IO, class Access = DirectAccess>
 void conv_s8_device(const ConvGeometry& g, const Requantization& q, const IO& io, ChannelStages stages,
-                    DeviceColumnBuffers scratch, Access access = {}) {
+                    DeviceColumnBuffers scratch, const int32_t* row_terms, Access access = {}) {
   with_output_stage(stages.form, q.range.min, q.range.max, [&]<StageForm kForm, bool kFullRange>() {
-    conv_s8_device_staged<kForm, kFullRange>(g, q, io, stages, scratch, access);
+    conv_s8_device_staged<kForm, kFullRange>(g, q, io, stages, scratch, row_terms, access);
   });
 }
 

@@ -291,4 +291,94 @@ inline void dot_rows_pair_to_s8_staged(const int16_t* column, int32_t first_term
 }
 
 
+// Per weight row, its share of the input zero point: input_offset times
+// the row's weights' sum (wrapping, as the kernels' int32 sums do), so a
+// kernel that starts each row's sum there may read raw int8 inputs.
+inline void weight_row_terms(const int8_t* rows, int32_t count, int32_t depth, int32_t input_offset, int32_t* terms) {
+  for (int32_t r = 0; r < count; ++r) {
+    int32_t sum = 0;
+    for (int32_t k = 0; k < depth; ++k) sum += rows[r * depth + k];
+    terms[r] = static_cast<int32_t>(static_cast<uint32_t>(sum) * static_cast<uint32_t>(input_offset));
+  }
+}
+
+// dot_rows_pair_to_s8_staged on two int8 columns read where they are (a
+// 1x1 conv's input pixels; no column buffer): each row's sum starts from
+// its weight_row_terms entry, so the values are only sign-extended as they
+// are loaded. Rows go two at a time; a row pair's outputs of both columns
+// are stored after its inner products, which read both columns whole, so
+// the columns are read again after every row pair's stores.
+template <StageForm kForm, bool kFullRange, class Access>
+inline void dot_rows_pair_in_place_to_s8_staged(const int8_t* first, const int8_t* second, const int32_t* row_terms,
+                                                const DotRowsOutput d, int8_t* first_out, int8_t* second_out,
+                                                Access access) {
+  const int32_t depth = d.depth, whole = depth / 4 * 4, tail = depth - whole, rows = d.rows;
+  const ChannelStage* const stages = d.stages.table;
+  const int32_t output_offset = d.output_offset, min = d.min, max = d.max;
+  auto store_both = [=](int32_t r, int32_t first_acc, int32_t second_acc) DMO_ALWAYS_INLINE {
+    const ChannelStage stage = stages[r];
+    access.store(first_out + r,
+                 static_cast<int8_t>(apply_stage<kForm, kFullRange>(stage, first_acc, output_offset, min, max)));
+    access.store(second_out + r,
+                 static_cast<int8_t>(apply_stage<kForm, kFullRange>(stage, second_acc, output_offset, min, max)));
+  };
+  const int8_t* w = d.packed_rows;
+  int32_t r = 0;
+  for (; r + 4 <= rows; r += 4) {
+    for (int32_t half = 0; half < 2; ++half) {
+      const int32_t row = r + 2 * half;
+      int32_t a0 = row_terms[row], a1 = row_terms[row + 1];
+      int32_t b0 = a0, b1 = a1;
+      const int8_t* wp = w + 8 * half;
+      // Four elements of depth of both columns against two rows.
+      for (int32_t k = 0; k < whole; k += 4, wp += 16) {
+        const uint32_t a = access.load_word(0, first + k), b = access.load_word(0, second + k);
+        const uint32_t a_even = dsp::sign_extend_even_bytes(a), a_odd = dsp::sign_extend_odd_bytes(a);
+        const uint32_t b_even = dsp::sign_extend_even_bytes(b), b_odd = dsp::sign_extend_odd_bytes(b);
+        uint32_t word = dsp::load_word(wp);
+        uint32_t w_even = dsp::sign_extend_even_bytes(word), w_odd = dsp::sign_extend_odd_bytes(word);
+        a0 = dsp::dual_multiply_add(a_even, w_even, a0);
+        a0 = dsp::dual_multiply_add(a_odd, w_odd, a0);
+        b0 = dsp::dual_multiply_add(b_even, w_even, b0);
+        b0 = dsp::dual_multiply_add(b_odd, w_odd, b0);
+        word = dsp::load_word(wp + 4);
+        w_even = dsp::sign_extend_even_bytes(word);
+        w_odd = dsp::sign_extend_odd_bytes(word);
+        a1 = dsp::dual_multiply_add(a_even, w_even, a1);
+        a1 = dsp::dual_multiply_add(a_odd, w_odd, a1);
+        b1 = dsp::dual_multiply_add(b_even, w_even, b1);
+        b1 = dsp::dual_multiply_add(b_odd, w_odd, b1);
+      }
+      const int8_t* w_tail = w + 4 * whole + 2 * half * tail;
+      for (int32_t k = 0; k < tail; ++k) {
+        const int32_t x = access.load(0, first + whole + k), y = access.load(0, second + whole + k);
+        a0 = dsp::multiply_add(x, w_tail[k], a0);
+        a1 = dsp::multiply_add(x, w_tail[tail + k], a1);
+        b0 = dsp::multiply_add(y, w_tail[k], b0);
+        b1 = dsp::multiply_add(y, w_tail[tail + k], b1);
+      }
+      store_both(row, a0, b0);
+      store_both(row + 1, a1, b1);
+    }
+    w += 4 * depth;
+  }
+  for (; r < rows; ++r, w += depth) {
+    int32_t a0 = row_terms[r], b0 = a0;
+    for (int32_t k = 0; k < whole; k += 4) {
+      const uint32_t word = dsp::load_word(w + k);
+      const uint32_t w_even = dsp::sign_extend_even_bytes(word), w_odd = dsp::sign_extend_odd_bytes(word);
+      const uint32_t a = access.load_word(0, first + k), b = access.load_word(0, second + k);
+      a0 = dsp::dual_multiply_add(dsp::sign_extend_even_bytes(a), w_even, a0);
+      a0 = dsp::dual_multiply_add(dsp::sign_extend_odd_bytes(a), w_odd, a0);
+      b0 = dsp::dual_multiply_add(dsp::sign_extend_even_bytes(b), w_even, b0);
+      b0 = dsp::dual_multiply_add(dsp::sign_extend_odd_bytes(b), w_odd, b0);
+    }
+    for (int32_t k = whole; k < depth; ++k) {
+      a0 = dsp::multiply_add(access.load(0, first + k), w[k], a0);
+      b0 = dsp::multiply_add(access.load(0, second + k), w[k], b0);
+    }
+    store_both(r, a0, b0);
+  }
+}
+
 }  // namespace dmo
