@@ -337,13 +337,20 @@ std::vector<uint8_t> device_output(OneOp& m, const std::vector<uint8_t>& input, 
   return {arena.begin(), arena.begin() + out_bytes};
 }
 
-// Whether the device kernel of `m` is a conv reading its input pixels in
-// place (conv_s8_device's form without column buffers).
+// Whether the device kernel of `m` is a conv reading its input in place
+// two pixels at a time (conv_s8_device's 1x1 form), or one window at a
+// time (its other form without column buffers).
 bool reads_pixels_in_place(const OneOp& m) {
   const Interpreter interpreter(m.graph, unshared_placement(m.graph.main()),
                                 test::schedule_for(m, KernelFamily::kTflmReference));
   const DeviceKernel& k = *interpreter.prepared(0).device;
-  return !device_row_terms(m.graph.main(), m.graph.main().ops[0], k).empty();
+  return k.loops == DeviceLoops::kConv && conv_reads_pixels_in_place(k.conv, k.requantization.filter_offset);
+}
+bool reads_windows_in_place(const OneOp& m) {
+  const Interpreter interpreter(m.graph, unshared_placement(m.graph.main()),
+                                test::schedule_for(m, KernelFamily::kTflmReference));
+  const DeviceKernel& k = *interpreter.prepared(0).device;
+  return k.loops == DeviceLoops::kConv && conv_reads_windows_in_place(k.conv, k.requantization.filter_offset);
 }
 
 // The reference's bytes, alone, at the O_s plans for generated code use
@@ -565,10 +572,10 @@ TEST(DeviceKernels, AveragePoolMatchesTheReferenceAndClobbersOneByteBeyondItsSaf
 // A 1x1 conv reading its pixels in place stores a pixel pair's channels
 // between reads of both pixels, so its O_s may be up to one output pixel
 // below the reference's (which stores one pixel's channels between reads
-// of that pixel); every other device order stores no earlier than the
-// reference's.
+// of that pixel); every other device order, a conv reading one window at
+// a time among them, stores no earlier than the reference's.
 struct DeviceOrderOverlap {
-  int tried = 0, past_checked = 0, above_reference = 0, below_reference = 0;
+  int tried = 0, past_checked = 0, above_reference = 0, below_reference = 0, windows_in_place = 0;
   void check(const OneOp& m, std::mt19937& rng, const std::string& what) {
     const std::vector<uint8_t> input = random_bytes(rng, test::bytes_of_tensor(m, m.input));
     const int64_t os = test::addresses(m, KernelFamily::kDmoDevice).safe_overlap();
@@ -577,6 +584,9 @@ struct DeviceOrderOverlap {
     if (reads_pixels_in_place(m)) {
       const std::vector<int32_t>& shape = m.graph.main().tensors[static_cast<size_t>(m.output)].shape;
       EXPECT_GE(os, reference - shape.back()) << what << " in place";
+    } else if (reads_windows_in_place(m)) {
+      ++windows_in_place;
+      EXPECT_GE(os, reference) << what << " windows in place";
     } else {
       EXPECT_GE(os, reference) << what;
     }
@@ -627,6 +637,7 @@ TEST(DeviceOrderFamily, EachKernelIsCleanAtItsOwnSafeOverlapAndClobbersOneBytePa
   // A pointwise conv's pixel-outer order mostly overlaps all of the
   // smaller tensor.
   EXPECT_GT(conv.past_checked + pointwise.past_checked, 40);
+  EXPECT_GT(conv.windows_in_place, 60);
   EXPECT_GT(depthwise.past_checked, 40);
   EXPECT_GT(fully_connected.past_checked, 20);
   EXPECT_GT(pool.past_checked, 20);
@@ -648,7 +659,7 @@ TEST(DeviceOrderFamily, EachKernelIsCleanAtItsOwnSafeOverlapAndClobbersOneBytePa
 // The scratch the dmo-device conv kernel asks the plan for: none for a 1x1
 // conv of up to 64 output channels (it reads its pixels in place), two
 // pixels' int16 columns for a wider one, and windows too where it gathers.
-TEST(DeviceOrderFamily, APointwiseConvOfUpTo64ChannelsAsksForNoScratch) {
+TEST(DeviceOrderFamily, OnlyAPointwiseConvOfMoreThan64ChannelsAsksForScratch) {
   std::mt19937 rng(19);
   auto scratch_of = [&](const Window2d& w) {
     const OneOp m = conv_layer(w, rng, false);
@@ -661,7 +672,9 @@ TEST(DeviceOrderFamily, APointwiseConvOfUpTo64ChannelsAsksForNoScratch) {
   EXPECT_EQ(scratch_of({5, 4, 24, 8, 1, 1, 1, 1, Padding::kValid}), 0);
   EXPECT_EQ(scratch_of({5, 4, 24, 64, 1, 1, 2, 1, Padding::kValid}), 0);
   EXPECT_EQ(scratch_of({5, 4, 24, 65, 1, 1, 1, 1, Padding::kValid}), 2 * 2 * 24);
-  EXPECT_EQ(scratch_of({5, 4, 24, 8, 3, 3, 1, 1, Padding::kSame}), 3 * 2 * 9 * 24);
+  // Any other window is read in place, one pixel at a time.
+  EXPECT_EQ(scratch_of({5, 4, 24, 8, 3, 3, 1, 1, Padding::kSame}), 0);
+  EXPECT_EQ(scratch_of({9, 9, 3, 8, 3, 3, 2, 1, Padding::kSame}), 0);
 }
 
 }  // namespace

@@ -133,7 +133,7 @@ class ModelWriter {
     if (packed_.insert(ref.index).second) {
       const std::vector<int8_t> packed = device_packed_rows(sg_, sg_.ops[static_cast<size_t>(op)], k);
       body_ += fmt::format(
-          "// tensor {} '{}', rows packed four by four\nalignas(16) static const uint8_t dmo_packed_{}[] = {{\n{}}};\n",
+          "// tensor {} '{}', as its device kernel reads it\nalignas(16) static const uint8_t dmo_packed_{}[] = {{\n{}}};\n",
           ref.index, ref.tensor->name, ref.index,
           join_bytes(std::span(reinterpret_cast<const uint8_t*>(packed.data()), packed.size())));
     }

@@ -14,13 +14,15 @@
 
 namespace dmo {
 
-// The filter of a conv-like op, rows packed by pack_weight_rows (conv and
-// fully connected: output channels by their weights' depth).
+// The filter of a conv-like op as its device kernel reads it: rows packed
+// by pack_weight_rows (conv and fully connected: output channels by their
+// weights' depth), or, where a conv reads its windows in place, widened
+// to int16 by pack_window_rows (twice the bytes).
 std::vector<int8_t> device_packed_rows(const Subgraph& sg, const Op& op, const DeviceKernel& k);
 
-// weight_row_terms of a conv whose device kernel reads its input pixels in
-// place (conv_reads_pixels_in_place); empty for every other conv, which
-// then takes its column buffers.
+// weight_row_terms of a conv whose device kernel reads its input in place
+// (conv_reads_input_in_place); empty for every other conv, which then
+// takes its column buffers.
 std::vector<int32_t> device_row_terms(const Subgraph& sg, const Op& op, const DeviceKernel& k);
 
 // depthwise_window_terms of a depthwise conv whose filter has no zero

@@ -3,19 +3,21 @@
 // (int16, zero point removed, padding taps as zero), then every output
 // channel is its inner product with one filter row (s8_dot_rows.h; the
 // filter's rows packed by pack_weight_rows), and the pixels' channels are
-// stored: every store of a pair follows every read of both windows. A 1x1
-// conv without padding whose filter has no zero point may instead read its
-// two input pixels where they are (no scratch at all), each row's sum
-// starting from its share of the input zero point (weight_row_terms):
-// the pixels are then read again after each pair of channels is stored,
-// which lets fewer of the input's bytes be overwritten early; the plan
-// takes the O_s of whichever form the generated code calls. Results are
-// the reference's bit for bit. Freestanding.
+// stored: every store of a pair follows every read of both windows. Where
+// the filter has no zero point the input is read where it is instead (no
+// scratch at all), each row's sum starting from its share of the input
+// zero point (weight_row_terms): a 1x1 conv without padding two pixels at
+// a time, read again after each pair of channels is stored, which lets
+// fewer of the input's bytes be overwritten early; any other conv one
+// window at a time (conv_window_s8_device.h). The plan takes the O_s of
+// whichever form the generated code calls. Results are the reference's
+// bit for bit. Freestanding.
 #pragma once
 
 #include <cstdint>
 
 #include "dmo/ops/eval/conv_loops.h"
+#include "dmo/ops/eval/conv_window_s8_device.h"
 #include "dmo/ops/eval/device_access.h"
 #include "dmo/ops/eval/nhwc_layout.h"
 #include "dmo/ops/eval/s8_dot_rows.h"
@@ -44,17 +46,33 @@ inline bool conv_reads_pixels_in_place(const ConvGeometry& g, int32_t filter_off
          filter_offset == 0 && g.output_depth <= kInPlaceMaxOutputChannels;
 }
 
+// Whether a conv gathers its windows in the column form: a 1x1 window
+// inside the input (no padding) is read in place.
+inline bool conv_gathers_windows(const ConvGeometry& g) {
+  return g.filter_height * g.filter_width > 1 || g.pad_height > 0 || g.pad_width > 0;
+}
+
+// Whether conv_s8_device reads this conv's windows in place, one pixel at
+// a time (given weight_row_terms): any window a column would gather, no
+// filter zero point (int8 convs have none; the column form stays for
+// filters that do). The column form's scratch sits beside a model's
+// widest early tensors, often at the peak; this form needs none, keeps
+// at least the reference's O_s, and with its int16 weights runs faster.
+inline bool conv_reads_windows_in_place(const ConvGeometry& g, int32_t filter_offset) {
+  return filter_offset == 0 && conv_gathers_windows(g);
+}
+
+// Whether conv_s8_device reads its input in place, in either form: it
+// then needs weight_row_terms and no scratch.
+inline bool conv_reads_input_in_place(const ConvGeometry& g, int32_t filter_offset) {
+  return conv_reads_pixels_in_place(g, filter_offset) || conv_reads_windows_in_place(g, filter_offset);
+}
+
 // The elements a conv's column holds (its weight rows' length).
 inline int32_t conv_column_depth(const ConvGeometry& g) { return g.filter_height * g.filter_width * g.filter_depth; }
 
 // The gather and column elements conv_s8_device uses: two pixels' worth.
 inline int32_t conv_scratch_elements(const ConvGeometry& g) { return 2 * conv_column_depth(g); }
-
-// Whether conv_s8_device gathers windows: a 1x1 window inside the input
-// (no padding) is read in place.
-inline bool conv_gathers_windows(const ConvGeometry& g) {
-  return g.filter_height * g.filter_width > 1 || g.pad_height > 0 || g.pad_width > 0;
-}
 
 // The same as one block (generated code's scratch buffer in the arena):
 // the int16 columns first, then the int8 windows where it gathers them.
@@ -89,8 +107,8 @@ inline void fill_s8(int8_t* to, int8_t value, int32_t count) {
 
 // The kernel for one kind of output stage (device_requantize.h): generated
 // code names the kind its op needs, so only that one is compiled in.
-// `row_terms` (weight_row_terms, where conv_reads_pixels_in_place holds)
-// selects the in-place form; nullptr the column form, with `scratch`.
+// `row_terms` (weight_row_terms, where conv_reads_input_in_place holds)
+// selects the in-place forms; nullptr the column form, with `scratch`.
 template <StageForm kForm, bool kFullRange, class Requantization, class IO, class Access = DirectAccess>
 void conv_s8_device_staged(const ConvGeometry& g, const Requantization& q, const IO& io, ChannelStages stages,
                            DeviceColumnBuffers scratch, const int32_t* row_terms, Access access = {}) {
@@ -153,6 +171,10 @@ void conv_s8_device_staged(const ConvGeometry& g, const Requantization& q, const
   const IndexRange rows = io.region.rows(g.output_height);
   const IndexRange cols = io.region.cols(g.output_width);
   const int32_t width = cols.size(), per_batch = rows.size() * width;
+  if (row_terms != nullptr && conv_gathers_windows(g)) {
+    conv_windows_in_place_s8<kForm, kFullRange>(g, q, io, rows_out, row_terms, access);
+    return;
+  }
   if (row_terms != nullptr) {
     // In place: an odd last pixel goes as a pair with itself.
     for (int32_t b = 0; b < g.batches; ++b) {

@@ -19,10 +19,14 @@
 // For the small helpers of a kernel's hot loops (its store lambdas): GCC
 // may otherwise call them out of line once the kernel grows, spilling the
 // loop's registers at every call.
+// DMO_NOINLINE keeps one form of a kernel out of another's body, whose
+// registers it would otherwise crowd.
 #if defined(__GNUC__)
 #define DMO_ALWAYS_INLINE __attribute__((always_inline))
+#define DMO_NOINLINE __attribute__((noinline))
 #else
 #define DMO_ALWAYS_INLINE
+#define DMO_NOINLINE
 #endif
 
 namespace dmo::dsp {
@@ -35,6 +39,19 @@ inline uint32_t load_word(const void* at) {
 }
 
 inline void store_word(void* at, uint32_t word) { std::memcpy(at, &word, sizeof(word)); }
+
+// The two words at `at` + kOffset bytes (`at` word-aligned, constant data):
+// one LDRD on the device, which GCC does not form from two loads itself.
+template <int32_t kOffset>
+inline void load_two_words(const void* at, uint32_t& low, uint32_t& high) {
+#if defined(__ARM_ARCH_7EM__) || defined(__ARM_ARCH_8M_MAIN__) || defined(__ARM_ARCH_8_1M_MAIN__)
+  asm("ldrd %0, %1, [%2, %3]" : "=r"(low), "=r"(high) : "r"(at), "n"(kOffset));
+#else
+  const auto* bytes = static_cast<const uint8_t*>(at) + kOffset;
+  std::memcpy(&low, bytes, sizeof(low));
+  std::memcpy(&high, bytes + 4, sizeof(high));
+#endif
+}
 
 #if DMO_HAS_ARM_DSP
 
