@@ -90,6 +90,20 @@ TEST(Codegen, HostProjectPrintsTheInterpretersHash) {
   EXPECT_EQ(std::stoll(field(run.out, "arena_bytes")), codegen_arena(generated.out)) << run.out;
 }
 
+// uint8 ops (per-tensor quantized, as the Edge TPU era's converters wrote
+// them) run the shared nests on the device too.
+TEST(Codegen, HostProjectOfAUint8ModelPrintsTheInterpretersHash) {
+  const std::string model = "mobilenet_v1_0.25_128_uint8";
+  ScratchDirectory scratch;
+  const std::string dir = scratch / "project";
+  const test::CommandResult generated = test::run_dmo({"codegen", model, "-o", dir, "--target", "host"});
+  ASSERT_EQ(generated.exit_status, 0) << generated.err;
+  const Shell run = shell("make -s -C " + dir + " run");
+  ASSERT_EQ(run.status, 0) << run.out;
+  EXPECT_EQ(field(run.out, "outputs_fnv1a64"), interpreter_hash(model)) << run.out;
+  EXPECT_EQ(std::stoll(field(run.out, "arena_bytes")), codegen_arena(generated.out)) << run.out;
+}
+
 // dmo's plan for generated code is made for the kernels the project runs
 // (the dmo-device family: their own orders' O_s) and holds the conv
 // kernels' scratch buffers in the arena, nothing static beside it.
@@ -147,7 +161,10 @@ TEST_P(CodegenCortexM4, RunsUnderQemuWithTheInterpretersHashAndThePlannedArena) 
 
 INSTANTIATE_TEST_SUITE_P(Models, CodegenCortexM4,
                          testing::Values("tiny_vww_96_int8", "tiny_kws_ref_model_int8", "tiny_resnet8_int8",
-                                         "tflm_person_detect_int8", "tiny_ad01_int8", kDefaultZooModel));
+                                         "tflm_person_detect_int8", "tiny_ad01_int8", kDefaultZooModel,
+                                         "coral_mobilenet_v1_0.25_128_quant",
+                                         // uint8, its 3.6 MB of weights in the board's PSRAM
+                                         "coral_mobilenet_v2_1.0_224_quant"));
 
 bool have_arm_tools() { return have("arm-none-eabi-g++") && have("qemu-system-arm"); }
 
@@ -233,6 +250,15 @@ TEST(Codegen, RefusesAnOpWithNoDeviceKernel) {
   const std::string dir = scratch / "project";
   expect_refused({"codegen", shared + "/models/tflm_hello_world_float.tflite", "-o", dir}, dir,
                  "op 0 (FULLY_CONNECTED): no device kernel for dmo codegen");
+}
+
+// An arena the board's RAM cannot hold is refused before anything is
+// written, naming that part of the budget.
+TEST(Codegen, RefusesAnArenaBeyondTheBoardsRam) {
+  ScratchDirectory scratch;
+  const std::string dir = scratch / "project";
+  expect_refused({"codegen", "mobilenet_v1_1.0_640_int8", "-o", dir, "--target", "cortex-m4", "--split", "none"},
+                 dir, "arena: 6553664 bytes and 16384 of stack do not fit cortex-m4's 4194304 bytes of RAM");
 }
 
 TEST(Codegen, RefusesADirectoryThatIsNotEmpty) {

@@ -87,6 +87,10 @@ class ModelWriter {
     return head_ + scratch() + body_ + buffers() + "\n" + run;
   }
 
+  // The bytes of the weight arrays write() emitted (as the model has them,
+  // packed or widened for a device kernel).
+  int64_t weight_bytes() const { return weight_bytes_; }
+
  private:
   std::string data_pointer(const TensorRef& ref) {
     if (ref.tensor == nullptr) return "nullptr";
@@ -95,6 +99,7 @@ class ModelWriter {
       if (constants_.insert(ref.index).second) {
         body_ += fmt::format("// tensor {} '{}'\nalignas(16) static const uint8_t dmo_constant_{}[] = {{\n{}}};\n",
                              ref.index, t.name, ref.index, join_bytes(t.data));
+        weight_bytes_ += static_cast<int64_t>(t.data.size());
       }
       return fmt::format("const_cast<uint8_t*>(dmo_constant_{})", ref.index);
     }
@@ -132,6 +137,7 @@ class ModelWriter {
   std::string packed_data_pointer(const TensorRef& ref, int32_t op, const DeviceKernel& k) {
     if (packed_.insert(ref.index).second) {
       const std::vector<int8_t> packed = device_packed_rows(sg_, sg_.ops[static_cast<size_t>(op)], k);
+      weight_bytes_ += static_cast<int64_t>(packed.size());
       body_ += fmt::format(
           "// tensor {} '{}', as its device kernel reads it\nalignas(16) static const uint8_t dmo_packed_{}[] = {{\n{}}};\n",
           ref.index, ref.tensor->name, ref.index,
@@ -145,6 +151,9 @@ class ModelWriter {
     return fmt::format("{{{}, {}, {}, {}, {}, {}, {}}}", data.empty() ? data_pointer(ref) : data, dims(ref),
                        ref.rank(), ref.elements(), ref.tensor->byte_size, strides(ref, name), ref.index);
   }
+
+  // The C++ element type a quantized op's nest runs on.
+  static const char* element_type(const DeviceKernel& k) { return k.type == DataType::kUInt8 ? "uint8_t" : "int8_t"; }
 
   // The op's prepared state as constants, once per op.
   void op_state(int32_t op, const DeviceKernel& k) {
@@ -209,7 +218,7 @@ class ModelWriter {
         s += fmt::format("static const BroadcastLayout {}_broadcast = {{{}, {{{}}}, {{{}}}, {{{}}}, {}}};\n", p,
                          b.rank_, join(b.dims_), join(b.stride_a_), join(b.stride_b_), b.flat_);
         const AddSubRequantization& q = k.add;
-        s += fmt::format("static const QuantizedAdd<int8_t> {}_add = {{{{{}, {}, {}, {}, {}, {}, {}, {}}}}};\n", p,
+        s += fmt::format("static const QuantizedAdd<{}> {}_add = {{{{{}, {}, {}, {}, {}, {}, {}, {}}}}};\n", element_type(k), p,
                          q.input1_offset, q.input2_offset, q.output_offset, q.left_shift, multiplier_text(q.input1),
                          multiplier_text(q.input2), multiplier_text(q.output), range_text(q.range));
         break;
@@ -276,6 +285,7 @@ class ModelWriter {
     const std::vector<int8_t> packed = device_packed_windows(sg_, sg_.ops[static_cast<size_t>(op)], k);
     if (packed.empty()) return "nullptr";
     packed_windows_.insert(op);
+    weight_bytes_ += static_cast<int64_t>(packed.size());
     body_ += fmt::format("alignas(4) static const uint8_t {}[] = {{\n{}}};\n", name,
                          join_bytes(std::span(reinterpret_cast<const uint8_t*>(packed.data()), packed.size())));
     return pointer;
@@ -317,7 +327,8 @@ class ModelWriter {
                              stages(op, device.stages), terms == "nullptr" ? conv_scratch(op, k) : "{}",
                              stage_kind(k, device), terms);
         }
-        return fmt::format("conv_loops({0}_geometry, QuantizedConvArithmetic<int8_t>({0}_requantization), io, memory);", p);
+        return fmt::format("conv_loops({0}_geometry, QuantizedConvArithmetic<{1}>({0}_requantization), io, memory);", p,
+                           element_type(k));
       case DeviceLoops::kDepthwiseConv:
         if (device.runs) {
           return fmt::format(
@@ -325,25 +336,26 @@ class ModelWriter {
               stages(op, device.stages), window_terms(op, k), packed_windows(op, k), stage_kind(k, device));
         }
         return fmt::format(
-            "depthwise_loops({0}_geometry, QuantizedConvArithmetic<int8_t>({0}_requantization), io, memory);", p);
+            "depthwise_loops({0}_geometry, QuantizedConvArithmetic<{1}>({0}_requantization), io, memory);", p,
+            element_type(k));
       case DeviceLoops::kFullyConnected:
         if (device.runs) {
           return fmt::format("fully_connected_s8_device_staged<{2}>({0}_geometry, {0}_requantization, io, {1});",
                              p, stages(op, device.stages), stage_kind(k, device));
         }
         return fmt::format(
-            "fully_connected_loops({0}_geometry, QuantizedConvArithmetic<int8_t>({0}_requantization), io, memory);",
-            p);
+            "fully_connected_loops({0}_geometry, QuantizedConvArithmetic<{1}>({0}_requantization), io, memory);",
+            p, element_type(k));
       case DeviceLoops::kAveragePool:
         if (device.runs) {
           return fmt::format("average_pool_s8_device({0}_geometry, {0}_range, io);", p);
         }
-        return fmt::format("average_pool_integer<int8_t>(io, memory, {0}_geometry, {0}_range);", p);
+        return fmt::format("average_pool_integer<{1}>(io, memory, {0}_geometry, {0}_range);", p, element_type(k));
       case DeviceLoops::kSoftmax:
-        return fmt::format("softmax_quantized_loops<int8_t, int8_t>({0}_rows, {0}_scaling, io, memory);", p);
+        return fmt::format("softmax_quantized_loops<{1}, {1}>({0}_rows, {0}_scaling, io, memory);", p, element_type(k));
       case DeviceLoops::kAdd:
         if (device.runs) return fmt::format("add_s8_device({0}_add.q, io);", p);
-        return fmt::format("broadcast_binary<int8_t>({0}_broadcast, io, memory, {0}_add);", p);
+        return fmt::format("broadcast_binary<{1}>({0}_broadcast, io, memory, {0}_add);", p, element_type(k));
       case DeviceLoops::kCopy: {
         const char* type = k.copy_element_bytes == 8   ? "uint64_t"
                            : k.copy_element_bytes == 4 ? "uint32_t"
@@ -445,6 +457,7 @@ class ModelWriter {
   std::string head_, body_;
   std::set<int32_t> constants_, packed_, dims_, states_, staged_, packed_windows_;
   std::set<std::string> int32_tables_;
+  int64_t weight_bytes_ = 0;
   int64_t gather_bytes_ = 0, column_elements_ = 0;
 };
 
@@ -484,9 +497,12 @@ void require_device_kernels(const Graph& graph, const Interpreter& interpreter) 
   }
 }
 
-std::string model_source(const Graph& graph, const Interpreter& interpreter) {
+std::string model_source(const Graph& graph, const Interpreter& interpreter, int64_t* weight_bytes) {
   require_device_kernels(graph, interpreter);
-  return ModelWriter(graph, interpreter).write();
+  ModelWriter writer(graph, interpreter);
+  std::string text = writer.write();
+  if (weight_bytes != nullptr) *weight_bytes = writer.weight_bytes();
+  return text;
 }
 
 }  // namespace dmo

@@ -232,9 +232,9 @@ __attribute__((section(".vectors"), used)) const VectorTable dmo_vectors = {
 }
 )";
 
-std::string linker_script(const DeviceBoard& board) {
-  // Constants in the code memory unless the board has a separate region for them.
-  const bool own_const = board.const_bytes > 0;
+std::string linker_script(const DeviceBoard& board, bool constants_apart) {
+  // Constants in the code memory unless they go to the board's constant memory.
+  const bool own_const = constants_apart && board.const_bytes > 0;
   const std::string const_region =
       own_const ? fmt::format("  CONST (r) : ORIGIN = 0x{:x}, LENGTH = 0x{:x}\n", board.const_origin, board.const_bytes)
                 : "";
@@ -357,7 +357,7 @@ clean:
 
 }  // namespace
 
-std::map<std::string, std::string> project_files(CodegenTarget target, uint32_t seed) {
+std::map<std::string, std::string> project_files(CodegenTarget target, uint32_t seed, bool constants_apart) {
   std::map<std::string, std::string> files;
   files["main.cc"] = main_source(seed);
   files["platform.h"] = kPlatformHeader;
@@ -369,7 +369,7 @@ std::map<std::string, std::string> project_files(CodegenTarget target, uint32_t 
   }
   files["platform.cc"] = semihosting_platform(*board);
   files["startup.cc"] = kStartup;
-  files["link.ld"] = linker_script(*board);
+  files["link.ld"] = linker_script(*board, constants_apart);
   files["Makefile"] = device_makefile(*board);
   return files;
 }

@@ -9,6 +9,7 @@
 
 #include <unistd.h>
 
+#include "dmo/codegen/device_budget.h"
 #include "dmo/codegen/kernel_headers.h"
 #include "dmo/codegen/model_source.h"
 #include "dmo/codegen/project_files.h"
@@ -60,10 +61,18 @@ void require_empty_directory(const std::string& directory) {
 void write_codegen_project(const Graph& graph, const Interpreter& interpreter, const std::string& directory,
                            const CodegenOptions& options) {
   require_empty_directory(directory);
-  // Everything is generated before anything is written.
-  std::map<std::string, std::string> files = project_files(options.target, options.seed);
+  // Everything is generated, and the board's budget checked, before
+  // anything is written.
+  int64_t weight_bytes = 0;
+  std::string model = model_source(graph, interpreter, &weight_bytes);
+  DeviceLayout layout;
+  if (const std::optional<DeviceBoard> board = device_board(options.target)) {
+    layout = device_layout(*board, codegen_target_name(options.target), weight_bytes,
+                           interpreter.placement().arena_size);
+  }
+  std::map<std::string, std::string> files = project_files(options.target, options.seed, layout.constants_apart);
   files["model.h"] = model_header();
-  files["model.cc"] = model_source(graph, interpreter);
+  files["model.cc"] = std::move(model);
 
   const fs::path target = fs::absolute(fs::path(directory)).lexically_normal();
   const fs::path parent = target.has_filename() ? target.parent_path() : target.parent_path().parent_path();

@@ -5,6 +5,7 @@
 // its operands at their planned offsets, its walk and its region).
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "dmo/model/graph.h"
@@ -17,7 +18,9 @@ std::string model_header();
 // The interpreter holds the plan (its placement and schedule). Throws
 // dmo::Error naming the first op with no device kernel
 // ("op N (KIND): no device kernel for dmo codegen").
-std::string model_source(const Graph& graph, const Interpreter& interpreter);
+// `weight_bytes`, when given, receives the bytes of the weight arrays
+// model.cc holds (as the model has them, or as a device kernel reads them).
+std::string model_source(const Graph& graph, const Interpreter& interpreter, int64_t* weight_bytes = nullptr);
 
 // The same check alone, before anything is written.
 void require_device_kernels(const Graph& graph, const Interpreter& interpreter);

@@ -13,7 +13,9 @@
 
 namespace dmo {
 
-// File name -> contents, for `target`; `seed` is the input pattern's.
-std::map<std::string, std::string> project_files(CodegenTarget target, uint32_t seed);
+// File name -> contents, for `target`; `seed` is the input pattern's;
+// `constants_apart` puts a device's constants (the weights) in its board's
+// constant memory instead of its code memory (device_budget.h).
+std::map<std::string, std::string> project_files(CodegenTarget target, uint32_t seed, bool constants_apart);
 
 }  // namespace dmo

@@ -41,9 +41,18 @@ PreparedKernel prepare_add(const OpContext& ctx) {
       p.device = std::move(device);
       return p;
     }
-    case DataType::kUInt8:
-      return prepare_quantized_add_sub<uint8_t, &AddSubRequantization::add>(ctx, activation,
-                                                                            AddSubScaleArithmetic::kDouble);
+    case DataType::kUInt8: {
+      PreparedKernel p = prepare_quantized_add_sub<uint8_t, &AddSubRequantization::add>(
+          ctx, activation, AddSubScaleArithmetic::kDouble);
+      // Devices run the shared broadcast nest.
+      auto device = std::make_shared<DeviceKernel>();
+      device->loops = DeviceLoops::kAdd;
+      device->type = DataType::kUInt8;
+      device->broadcast = BroadcastShape(ctx, ctx.input(0).shape(), ctx.input(1).shape(), ctx.output(0).shape());
+      device->add = add_sub_requantization(ctx, activation, AddSubScaleArithmetic::kDouble);
+      p.device = std::move(device);
+      return p;
+    }
     case DataType::kInt16:
       return prepare_quantized_add_sub<int16_t, &AddSubRequantization::add>(ctx, activation,
                                                                             AddSubScaleArithmetic::kDouble);

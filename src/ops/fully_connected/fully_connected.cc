@@ -130,9 +130,18 @@ PreparedKernel prepare_fully_connected(const OpContext& ctx) {
       p.device = std::move(device);
       return p;
     }
-    case DataType::kUInt8:
+    case DataType::kUInt8: {
       k.requantization = per_tensor_requantization(ctx, params->activation, k.g.units);
-      return PreparedKernel::of(std::move(k));
+      // Devices run the shared nest.
+      auto device = std::make_shared<DeviceKernel>();
+      device->loops = DeviceLoops::kFullyConnected;
+      device->type = DataType::kUInt8;
+      device->fully_connected = k.g;
+      device->requantization = device_requantization(k.requantization);
+      PreparedKernel p = PreparedKernel::of(std::move(k));
+      p.device = std::move(device);
+      return p;
+    }
     case DataType::kInt16:
       k.int16 = int16_fully_connected_arithmetic(ctx, params->activation);
       return PreparedKernel::of(std::move(k));

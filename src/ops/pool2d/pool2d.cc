@@ -104,9 +104,10 @@ PreparedKernel prepare_pool(const OpContext& ctx) {
     default: fail_unsupported_type(ctx, "input", k.type, "FLOAT32, INT8, UINT8, INT16");
   }
   std::shared_ptr<DeviceKernel> device;
-  if (kAverage && k.type == DataType::kInt8) {
+  if (kAverage && (k.type == DataType::kInt8 || k.type == DataType::kUInt8)) {
     device = std::make_shared<DeviceKernel>();
     device->loops = DeviceLoops::kAveragePool;
+    device->type = k.type;
     device->pool = k.g;
     device->pool_range = k.quantized_range;
   }

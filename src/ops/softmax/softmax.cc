@@ -209,8 +209,17 @@ PreparedKernel prepare_softmax(const OpContext& ctx) {
       fail_unsupported_output(ctx, "INT8, INT16");
     case DataType::kUInt8:
       if (out != DataType::kUInt8) fail_unsupported_output(ctx, "UINT8");
-      require_output_quantization(ctx, 0, 1.0f / 256, 0.001f / 256);
-      return prepare_softmax_quantized<uint8_t, uint8_t>(ctx, shape);
+      {
+        require_output_quantization(ctx, 0, 1.0f / 256, 0.001f / 256);
+        PreparedKernel p = prepare_softmax_quantized<uint8_t, uint8_t>(ctx, shape);
+        auto device = std::make_shared<DeviceKernel>();
+        device->loops = DeviceLoops::kSoftmax;
+        device->type = DataType::kUInt8;
+        device->softmax_rows = shape;
+        device->softmax_scaling = softmax_scaling(ctx, affine_quantization(ctx, ctx.input(0), "input").scale);
+        p.device = std::move(device);
+        return p;
+      }
     case DataType::kInt16:
       if (out != DataType::kInt16) fail_unsupported_output(ctx, "INT16");
       return PreparedKernel::of(SoftmaxInt16Kernel{shape, int16_input_multiplier(ctx)});
