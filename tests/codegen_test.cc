@@ -79,21 +79,8 @@ int64_t codegen_arena(const std::string& out) {
   return std::stoll(m[1]);
 }
 
-TEST(Codegen, HostProjectPrintsTheInterpretersHash) {
-  ScratchDirectory scratch;
-  const std::string dir = scratch / "project";
-  const test::CommandResult generated = test::run_dmo({"codegen", kDefaultZooModel, "-o", dir, "--target", "host"});
-  ASSERT_EQ(generated.exit_status, 0) << generated.err;
-  const Shell run = shell("make -s -C " + dir + " run");
-  ASSERT_EQ(run.status, 0) << run.out;
-  EXPECT_EQ(field(run.out, "outputs_fnv1a64"), interpreter_hash(kDefaultZooModel)) << run.out;
-  EXPECT_EQ(std::stoll(field(run.out, "arena_bytes")), codegen_arena(generated.out)) << run.out;
-}
-
-// uint8 ops (per-tensor quantized, as the Edge TPU era's converters wrote
-// them) run the shared nests on the device too.
-TEST(Codegen, HostProjectOfAUint8ModelPrintsTheInterpretersHash) {
-  const std::string model = "mobilenet_v1_0.25_128_uint8";
+// The host project of `model` prints `dmo run`'s hash and the planned arena.
+void expect_host_project_prints_the_interpreters_hash(const std::string& model) {
   ScratchDirectory scratch;
   const std::string dir = scratch / "project";
   const test::CommandResult generated = test::run_dmo({"codegen", model, "-o", dir, "--target", "host"});
@@ -102,6 +89,16 @@ TEST(Codegen, HostProjectOfAUint8ModelPrintsTheInterpretersHash) {
   ASSERT_EQ(run.status, 0) << run.out;
   EXPECT_EQ(field(run.out, "outputs_fnv1a64"), interpreter_hash(model)) << run.out;
   EXPECT_EQ(std::stoll(field(run.out, "arena_bytes")), codegen_arena(generated.out)) << run.out;
+}
+
+TEST(Codegen, HostProjectPrintsTheInterpretersHash) {
+  expect_host_project_prints_the_interpreters_hash(kDefaultZooModel);
+}
+
+// uint8 ops (per-tensor quantized, as the Edge TPU era's converters wrote
+// them) run the shared nests on the device too.
+TEST(Codegen, HostProjectOfAUint8ModelPrintsTheInterpretersHash) {
+  expect_host_project_prints_the_interpreters_hash("mobilenet_v1_0.25_128_uint8");
 }
 
 // dmo's plan for generated code is made for the kernels the project runs

@@ -18,6 +18,25 @@
 
 namespace dmo {
 
+namespace {
+
+// int8 and uint8 ADD with their device path: dmo's int8 device kernel, or
+// for uint8 the shared broadcast nest.
+template <typename T>
+PreparedKernel quantized_add_with_device_path(const OpContext& ctx, Activation activation) {
+  PreparedKernel p = prepare_quantized_add_sub<T, &AddSubRequantization::add>(ctx, activation,
+                                                                              AddSubScaleArithmetic::kDouble);
+  auto device = std::make_shared<DeviceKernel>();
+  device->loops = DeviceLoops::kAdd;
+  device->type = ctx.output(0).type();
+  device->broadcast = BroadcastShape(ctx, ctx.input(0).shape(), ctx.input(1).shape(), ctx.output(0).shape());
+  device->add = add_sub_requantization(ctx, activation, AddSubScaleArithmetic::kDouble);
+  p.device = std::move(device);
+  return p;
+}
+
+}  // namespace
+
 PreparedKernel prepare_add(const OpContext& ctx) {
   require_operand_counts(ctx, 2, 1);
   const Activation activation = elementwise_activation(ctx);
@@ -31,28 +50,10 @@ PreparedKernel prepare_add(const OpContext& ctx) {
     case DataType::kInt32:
       // TFLite Micro ignores the fused activation of INT32 ADD.
       return broadcast_binary_kernel<int32_t>(ctx, [](int32_t a, int32_t b) { return fixed::wrapping_add(a, b); });
-    case DataType::kInt8: {
-      PreparedKernel p = prepare_quantized_add_sub<int8_t, &AddSubRequantization::add>(
-          ctx, activation, AddSubScaleArithmetic::kDouble);
-      auto device = std::make_shared<DeviceKernel>();
-      device->loops = DeviceLoops::kAdd;
-      device->broadcast = BroadcastShape(ctx, ctx.input(0).shape(), ctx.input(1).shape(), ctx.output(0).shape());
-      device->add = add_sub_requantization(ctx, activation, AddSubScaleArithmetic::kDouble);
-      p.device = std::move(device);
-      return p;
-    }
-    case DataType::kUInt8: {
-      PreparedKernel p = prepare_quantized_add_sub<uint8_t, &AddSubRequantization::add>(
-          ctx, activation, AddSubScaleArithmetic::kDouble);
-      // Devices run the shared broadcast nest.
-      auto device = std::make_shared<DeviceKernel>();
-      device->loops = DeviceLoops::kAdd;
-      device->type = DataType::kUInt8;
-      device->broadcast = BroadcastShape(ctx, ctx.input(0).shape(), ctx.input(1).shape(), ctx.output(0).shape());
-      device->add = add_sub_requantization(ctx, activation, AddSubScaleArithmetic::kDouble);
-      p.device = std::move(device);
-      return p;
-    }
+    case DataType::kInt8:
+      return quantized_add_with_device_path<int8_t>(ctx, activation);
+    case DataType::kUInt8:
+      return quantized_add_with_device_path<uint8_t>(ctx, activation);
     case DataType::kInt16:
       return prepare_quantized_add_sub<int16_t, &AddSubRequantization::add>(ctx, activation,
                                                                             AddSubScaleArithmetic::kDouble);

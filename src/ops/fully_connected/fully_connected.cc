@@ -93,6 +93,19 @@ void require_int16_operand_types(const OpContext& ctx) {
                                                       data_type_name(output)));
 }
 
+// A quantized kernel with its device path: dmo's int8 device kernel, or
+// for uint8 the shared nest.
+PreparedKernel with_device_path(FullyConnectedKernel k) {
+  auto device = std::make_shared<DeviceKernel>();
+  device->loops = DeviceLoops::kFullyConnected;
+  device->type = k.type;
+  device->fully_connected = k.g;
+  device->requantization = device_requantization(k.requantization);
+  PreparedKernel p = PreparedKernel::of(std::move(k));
+  p.device = std::move(device);
+  return p;
+}
+
 }  // namespace
 
 PreparedKernel prepare_fully_connected(const OpContext& ctx) {
@@ -122,26 +135,11 @@ PreparedKernel prepare_fully_connected(const OpContext& ctx) {
       k.requantization =
           per_channel ? per_channel_requantization(ctx, params->activation, k.g.units, /*quantized_dimension=*/0)
                       : per_tensor_requantization(ctx, params->activation, k.g.units);
-      auto device = std::make_shared<DeviceKernel>();
-      device->loops = DeviceLoops::kFullyConnected;
-      device->fully_connected = k.g;
-      device->requantization = device_requantization(k.requantization);
-      PreparedKernel p = PreparedKernel::of(std::move(k));
-      p.device = std::move(device);
-      return p;
+      return with_device_path(std::move(k));
     }
-    case DataType::kUInt8: {
+    case DataType::kUInt8:
       k.requantization = per_tensor_requantization(ctx, params->activation, k.g.units);
-      // Devices run the shared nest.
-      auto device = std::make_shared<DeviceKernel>();
-      device->loops = DeviceLoops::kFullyConnected;
-      device->type = DataType::kUInt8;
-      device->fully_connected = k.g;
-      device->requantization = device_requantization(k.requantization);
-      PreparedKernel p = PreparedKernel::of(std::move(k));
-      p.device = std::move(device);
-      return p;
-    }
+      return with_device_path(std::move(k));
     case DataType::kInt16:
       k.int16 = int16_fully_connected_arithmetic(ctx, params->activation);
       return PreparedKernel::of(std::move(k));

@@ -166,6 +166,18 @@ PreparedKernel prepare_softmax_quantized(const OpContext& ctx, const SoftmaxRows
   return PreparedKernel::of(SoftmaxQuantizedKernel<In, Out>{shape, s});
 }
 
+// An int8 or uint8 softmax (the same type in and out) with its device
+// path, the shared nest.
+PreparedKernel with_device_path(const OpContext& ctx, const SoftmaxRows& shape, PreparedKernel p) {
+  auto device = std::make_shared<DeviceKernel>();
+  device->loops = DeviceLoops::kSoftmax;
+  device->type = ctx.input(0).type();
+  device->softmax_rows = shape;
+  device->softmax_scaling = softmax_scaling(ctx, affine_quantization(ctx, ctx.input(0), "input").scale);
+  p.device = std::move(device);
+  return p;
+}
+
 // TFLM's CalculateSoftmaxParams for INT16 input, and the row bound of the sum.
 QuantizedMultiplier int16_input_multiplier(const OpContext& ctx) {
   require_output_quantization(ctx, 0, 1.0f / 32768, 0.001f / 32768);
@@ -194,13 +206,7 @@ PreparedKernel prepare_softmax(const OpContext& ctx) {
     case DataType::kInt8:
       if (out == DataType::kInt8) {
         require_output_quantization(ctx, -128, 1.0f / 256, 0.0f);
-        PreparedKernel p = prepare_softmax_quantized<int8_t, int8_t>(ctx, shape);
-        auto device = std::make_shared<DeviceKernel>();
-        device->loops = DeviceLoops::kSoftmax;
-        device->softmax_rows = shape;
-        device->softmax_scaling = softmax_scaling(ctx, affine_quantization(ctx, ctx.input(0), "input").scale);
-        p.device = std::move(device);
-        return p;
+        return with_device_path(ctx, shape, prepare_softmax_quantized<int8_t, int8_t>(ctx, shape));
       }
       if (out == DataType::kInt16) {
         require_output_quantization(ctx, -32768, 1.0f / 65536, 0.001f / 65536);
@@ -209,17 +215,8 @@ PreparedKernel prepare_softmax(const OpContext& ctx) {
       fail_unsupported_output(ctx, "INT8, INT16");
     case DataType::kUInt8:
       if (out != DataType::kUInt8) fail_unsupported_output(ctx, "UINT8");
-      {
-        require_output_quantization(ctx, 0, 1.0f / 256, 0.001f / 256);
-        PreparedKernel p = prepare_softmax_quantized<uint8_t, uint8_t>(ctx, shape);
-        auto device = std::make_shared<DeviceKernel>();
-        device->loops = DeviceLoops::kSoftmax;
-        device->type = DataType::kUInt8;
-        device->softmax_rows = shape;
-        device->softmax_scaling = softmax_scaling(ctx, affine_quantization(ctx, ctx.input(0), "input").scale);
-        p.device = std::move(device);
-        return p;
-      }
+      require_output_quantization(ctx, 0, 1.0f / 256, 0.001f / 256);
+      return with_device_path(ctx, shape, prepare_softmax_quantized<uint8_t, uint8_t>(ctx, shape));
     case DataType::kInt16:
       if (out != DataType::kInt16) fail_unsupported_output(ctx, "INT16");
       return PreparedKernel::of(SoftmaxInt16Kernel{shape, int16_input_multiplier(ctx)});
