@@ -16,7 +16,7 @@ DeviceBoard cortex_m4() { return *device_board(CodegenTarget::kCortexM4); }
 
 std::string refusal(int64_t weight_bytes, int64_t arena_bytes) {
   try {
-    device_layout(cortex_m4(), "cortex-m4", weight_bytes, arena_bytes);
+    device_layout(cortex_m4(), weight_bytes, arena_bytes);
   } catch (const Error& e) {
     return e.what();
   }
@@ -24,11 +24,11 @@ std::string refusal(int64_t weight_bytes, int64_t arena_bytes) {
 }
 
 TEST(DeviceBudget, SmallWeightsStayInTheCodeMemory) {
-  EXPECT_FALSE(device_layout(cortex_m4(), "cortex-m4", 2 * 1024 * 1024, 160 * 1024).constants_apart);
+  EXPECT_FALSE(device_layout(cortex_m4(), 2 * 1024 * 1024, 160 * 1024).constants_apart);
 }
 
 TEST(DeviceBudget, WeightsBeyondHalfTheCodeMemoryGoToTheConstantMemory) {
-  EXPECT_TRUE(device_layout(cortex_m4(), "cortex-m4", 2 * 1024 * 1024 + 1, 160 * 1024).constants_apart);
+  EXPECT_TRUE(device_layout(cortex_m4(), 2 * 1024 * 1024 + 1, 160 * 1024).constants_apart);
 }
 
 TEST(DeviceBudget, AnArenaBeyondTheRamLessTheStackIsRefused) {

@@ -6,12 +6,11 @@
 
 namespace dmo {
 
-DeviceLayout device_layout(const DeviceBoard& board, const std::string& target_name, int64_t weight_bytes,
-                           int64_t arena_bytes) {
+DeviceLayout device_layout(const DeviceBoard& board, int64_t weight_bytes, int64_t arena_bytes) {
   const auto ram = static_cast<int64_t>(board.ram_bytes);
   if (arena_bytes + kDeviceStackBytes > ram) {
     throw Error(fmt::format("arena: {} bytes and {} of stack do not fit {}'s {} bytes of RAM (QEMU {} at 0x{:x})",
-                            arena_bytes, kDeviceStackBytes, target_name, ram, board.qemu_machine, board.ram_origin));
+                            arena_bytes, kDeviceStackBytes, board.cpu, ram, board.qemu_machine, board.ram_origin));
   }
   DeviceLayout layout;
   // Weights beyond half the code memory would leave too little of it for
@@ -21,7 +20,7 @@ DeviceLayout device_layout(const DeviceBoard& board, const std::string& target_n
   const int64_t room = layout.constants_apart ? static_cast<int64_t>(board.const_bytes) : code;
   if (weight_bytes > room) {
     throw Error(fmt::format("weights: {} bytes do not fit {}'s {} bytes of {} memory (QEMU {} at 0x{:x})",
-                            weight_bytes, target_name, room, layout.constants_apart ? "constant" : "code",
+                            weight_bytes, board.cpu, room, layout.constants_apart ? "constant" : "code",
                             board.qemu_machine, layout.constants_apart ? board.const_origin : board.flash_origin));
   }
   return layout;

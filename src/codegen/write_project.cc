@@ -67,8 +67,7 @@ void write_codegen_project(const Graph& graph, const Interpreter& interpreter, c
   std::string model = model_source(graph, interpreter, &weight_bytes);
   DeviceLayout layout;
   if (const std::optional<DeviceBoard> board = device_board(options.target)) {
-    layout = device_layout(*board, codegen_target_name(options.target), weight_bytes,
-                           interpreter.placement().arena_size);
+    layout = device_layout(*board, weight_bytes, interpreter.placement().arena_size);
   }
   std::map<std::string, std::string> files = project_files(options.target, options.seed, layout.constants_apart);
   files["model.h"] = model_header();

@@ -6,7 +6,6 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
 
 #include "dmo/codegen/codegen_target.h"
 
@@ -19,9 +18,8 @@ struct DeviceLayout {
   bool constants_apart = false;  // the weights (all constants) in the board's constant memory
 };
 
-// Throws dmo::Error ("arena: ..." or "weights: ...") when the project
-// does not fit `board`.
-DeviceLayout device_layout(const DeviceBoard& board, const std::string& target_name, int64_t weight_bytes,
-                           int64_t arena_bytes);
+// Throws dmo::Error ("arena: ..." or "weights: ...", naming the board's
+// core) when the project does not fit `board`.
+DeviceLayout device_layout(const DeviceBoard& board, int64_t weight_bytes, int64_t arena_bytes);
 
 }  // namespace dmo

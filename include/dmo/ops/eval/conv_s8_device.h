@@ -121,6 +121,10 @@ void conv_s8_device_staged(const ConvGeometry& g, const Requantization& q, const
   const NhwcLayout out = NhwcLayout::of(out_ref);
   const int32_t depth = conv_column_depth(g);
   const DotRowsOutput rows_out{weights, g.output_depth, depth, stages, q.output_offset, q.range.min, q.range.max};
+  if (row_terms != nullptr && conv_gathers_windows(g)) {
+    conv_windows_in_place_s8<kForm, kFullRange>(g, q, io, rows_out, row_terms, access);
+    return;
+  }
   const int32_t tap_bytes = g.filter_depth;
   // The input value whose column entry is zero: padding taps add nothing.
   const auto pad_value = static_cast<int8_t>(-q.input_offset);
@@ -171,10 +175,6 @@ void conv_s8_device_staged(const ConvGeometry& g, const Requantization& q, const
   const IndexRange rows = io.region.rows(g.output_height);
   const IndexRange cols = io.region.cols(g.output_width);
   const int32_t width = cols.size(), per_batch = rows.size() * width;
-  if (row_terms != nullptr && conv_gathers_windows(g)) {
-    conv_windows_in_place_s8<kForm, kFullRange>(g, q, io, rows_out, row_terms, access);
-    return;
-  }
   if (row_terms != nullptr) {
     // In place: an odd last pixel goes as a pair with itself.
     for (int32_t b = 0; b < g.batches; ++b) {

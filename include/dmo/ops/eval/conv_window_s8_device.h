@@ -212,22 +212,18 @@ DMO_NOINLINE void conv_windows_in_place_s8(const ConvGeometry& g, const Requanti
 #pragma GCC unroll 4
     for (int32_t i = 0; i < kRows; ++i) s.acc[i] = kClipped ? 0 : row_terms[r + i];
     const int16_t* rows_at = weights + r * depth;
-    if constexpr (!kClipped) {
-      if (runs_whole_rows) {
-        add_whole_window<kRows>(s, first, row_step, g.filter_height, width, rows_at, access);
-#pragma GCC unroll 4
-        for (int32_t i = 0; i < kRows; ++i) store(pixel, r + i, s.acc[i]);
-        return;
-      }
-    }
-    const int32_t taps = xs.last - xs.first + 1, p0 = xs.first * tap_bytes;
-    for (int32_t fy = ys.first; fy <= ys.last; ++fy, first += row_step) {
-      if (runs_whole_rows) {
-        add_window_run<kRows, kClipped>(s, first, taps * tap_bytes, rows_at, width, fy, p0, input_offset, access);
-      } else {
-        for (int32_t t = 0; t < taps; ++t) {
-          add_window_run<kRows, kClipped>(s, first + t * tap_step, tap_bytes, rows_at, width, fy,
-                                          p0 + t * tap_bytes, input_offset, access);
+    if (!kClipped && runs_whole_rows) {
+      add_whole_window<kRows>(s, first, row_step, g.filter_height, width, rows_at, access);
+    } else {
+      const int32_t taps = xs.last - xs.first + 1, p0 = xs.first * tap_bytes;
+      for (int32_t fy = ys.first; fy <= ys.last; ++fy, first += row_step) {
+        if (runs_whole_rows) {
+          add_window_run<kRows, kClipped>(s, first, taps * tap_bytes, rows_at, width, fy, p0, input_offset, access);
+        } else {
+          for (int32_t t = 0; t < taps; ++t) {
+            add_window_run<kRows, kClipped>(s, first + t * tap_step, tap_bytes, rows_at, width, fy,
+                                            p0 + t * tap_bytes, input_offset, access);
+          }
         }
       }
     }
