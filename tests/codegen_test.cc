@@ -11,73 +11,22 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <regex>
 #include <string>
 
 #include "dmo/pipeline/plan_pipeline.h"
+#include "dmo/tflite/graph_writer.h"
+#include "dmo/zoo/graph_builder.h"
 #include "dmo/zoo/zoo.h"
+#include "codegen_support.h"
 #include "test_support.h"
 
 namespace dmo {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct Shell {
-  int status = -1;
-  std::string out;  // stdout and stderr
-};
-
-Shell shell(const std::string& command) {
-  Shell result;
-  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return result;
-  char buffer[4096];
-  size_t n;
-  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) result.out.append(buffer, n);
-  const int status = ::pclose(pipe);
-  result.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-  return result;
-}
-
-bool have(const std::string& program) { return shell("command -v " + program + " >/dev/null").status == 0; }
-
-// A fresh directory for one test's projects, removed afterwards.
-class ScratchDirectory {
- public:
-  ScratchDirectory() {
-    path_ = fs::temp_directory_path() /
-            ("dmo_codegen_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter_++));
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~ScratchDirectory() { fs::remove_all(path_); }
-  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  static inline int counter_ = 0;
-  fs::path path_;
-};
-
-std::string field(const std::string& text, const std::string& name) {
-  std::smatch m;
-  if (std::regex_search(text, m, std::regex(name + "=([0-9a-f]+)"))) return m[1];
-  return "";
-}
-
-// `dmo run MODEL --seed 1`'s outputs hash.
-std::string interpreter_hash(const std::string& model) {
-  const test::CommandResult run = test::run_dmo({"run", model, "--seed", "1"});
-  EXPECT_EQ(run.exit_status, 0) << run.err;
-  return field(run.out, "outputs_fnv1a64");
-}
-
-// The arena of the plan codegen wrote ("..., N-byte arena").
-int64_t codegen_arena(const std::string& out) {
-  std::smatch m;
-  if (!std::regex_search(out, m, std::regex(R"(([0-9]+)-byte arena)"))) return -1;
-  return std::stoll(m[1]);
-}
+using namespace codegen_test;
 
 // The host project of `model` prints `dmo run`'s hash and the planned arena.
 void expect_host_project_prints_the_interpreters_hash(const std::string& model) {
@@ -104,6 +53,45 @@ TEST(Codegen, HostProjectOfAUint8ModelPrintsTheInterpretersHash) {
 // dmo's plan for generated code is made for the kernels the project runs
 // (the dmo-device family: their own orders' O_s) and holds the conv
 // kernels' scratch buffers in the arena, nothing static beside it.
+// float32 ops run the shared nests on the device: conv, depthwise,
+// pooling, softmax (exp_float, the same bits everywhere).
+TEST(Codegen, HostProjectOfAFloatModelPrintsTheInterpretersHash) {
+  expect_host_project_prints_the_interpreters_hash("mobilenet_v1_0.25_128_float32");
+}
+
+// QUANTIZE (float in, and requantizing int8 -> int8, uint8 -> int8,
+// int8 -> int16) and DEQUANTIZE, as a converted int8 model's float
+// input and output have them.
+TEST(Codegen, HostProjectOfQuantizeAndDequantizePrintsTheInterpretersHash) {
+  GraphBuilder b("quantize and dequantize");
+  const Shape shape{1, 6, 6, 3};
+  const int32_t in = b.add_tensor("in", DataType::kFloat32, shape);
+  const int32_t q8 = b.add_tensor("q8", DataType::kInt8, shape, Quantization{{1.0f / 64}, {-3}, 0});
+  const int32_t r8 = b.add_tensor("r8", DataType::kInt8, shape, Quantization{{1.0f / 48}, {5}, 0});
+  const int32_t u8 = b.add_tensor("u8", DataType::kUInt8, shape, Quantization{{1.0f / 64}, {128}, 0});
+  const int32_t from_u8 = b.add_tensor("from_u8", DataType::kInt8, shape, Quantization{{1.0f / 40}, {0}, 0});
+  const int32_t s16 = b.add_tensor("s16", DataType::kInt16, shape, Quantization{{1.0f / 4096}, {0}, 0});
+  const int32_t out8 = b.add_tensor("out8", DataType::kFloat32, shape);
+  const int32_t out_u8 = b.add_tensor("out_u8", DataType::kFloat32, shape);
+  const int32_t out16 = b.add_tensor("out16", DataType::kFloat32, shape);
+  b.add_op(OpKind::kQuantize, {in}, {q8});
+  b.add_op(OpKind::kQuantize, {q8}, {r8});
+  b.add_op(OpKind::kQuantize, {in}, {u8});
+  b.add_op(OpKind::kQuantize, {u8}, {from_u8});
+  b.add_op(OpKind::kQuantize, {r8}, {s16});
+  b.add_op(OpKind::kDequantize, {r8}, {out8});
+  b.add_op(OpKind::kDequantize, {from_u8}, {out_u8});
+  b.add_op(OpKind::kDequantize, {s16}, {out16});
+  b.set_inputs({in});
+  b.set_outputs({out8, out_u8, out16});
+  ScratchDirectory scratch;
+  const std::string model = scratch / "quantize.tflite";
+  const std::vector<uint8_t> bytes = write_tflite(b.finish());
+  std::ofstream(model, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  expect_host_project_prints_the_interpreters_hash(model);
+}
+
 TEST(Codegen, PlansForTheDeviceKernelsWithTheirScratchInTheArena) {
   ScratchDirectory scratch;
   const std::string dir = scratch / "project";
@@ -161,7 +149,14 @@ INSTANTIATE_TEST_SUITE_P(Models, CodegenCortexM4,
                                          "tflm_person_detect_int8", "tiny_ad01_int8", kDefaultZooModel,
                                          "coral_mobilenet_v1_0.25_128_quant",
                                          // uint8, its 3.6 MB of weights in the board's PSRAM
-                                         "coral_mobilenet_v2_1.0_224_quant"));
+                                         "coral_mobilenet_v2_1.0_224_quant",
+                                         // float32: the FPU's results, no fused multiply-adds
+                                         "tiny_vww_96_float", "tiny_resnet8_float", "tiny_ad01_fp32",
+                                         "tflm_hello_world_float", "tfls_mobilenet_v1_0.25_224_float",
+                                         "litert_mobilenet_like_model", "litert_multi_add",
+                                         // MUL, SPLIT and CONCATENATION
+                                         "litert_topo_sort_fork_split", "litert_topo_sort_interleaved",
+                                         "coral_split_concat", "litert_concat"));
 
 bool have_arm_tools() { return have("arm-none-eabi-g++") && have("qemu-system-arm"); }
 
@@ -245,8 +240,8 @@ TEST(Codegen, RefusesAnOpWithNoDeviceKernel) {
   DMO_REQUIRE_SHARED(shared);
   ScratchDirectory scratch;
   const std::string dir = scratch / "project";
-  expect_refused({"codegen", shared + "/models/tflm_hello_world_float.tflite", "-o", dir}, dir,
-                 "op 0 (FULLY_CONNECTED): no device kernel for dmo codegen");
+  expect_refused({"codegen", shared + "/models/tflm_keyword_scrambled_8bit.tflite", "-o", dir}, dir,
+                 "op 1 (SVDF): no device kernel for dmo codegen");
 }
 
 // An arena the board's RAM cannot hold is refused before anything is

@@ -51,6 +51,12 @@ std::string range_text(const QuantizedRange& r) { return fmt::format("{{{}, {}}}
 
 std::string multiplier_text(const QuantizedMultiplier& m) { return fmt::format("{{{}, {}}}", m.multiplier, m.shift); }
 
+// A float as a hexadecimal literal: the same bits on every compiler.
+std::string float_text(float v) { return fmt::format("{:a}f", v); }
+std::string float_range_text(const FloatRange& r) {
+  return fmt::format("{{{}, {}}}", float_text(r.min), float_text(r.max));
+}
+
 class ModelWriter {
  public:
   ModelWriter(const Graph& graph, const Interpreter& interpreter)
@@ -62,6 +68,7 @@ class ModelWriter {
              "// shared loop nests, every tensor at its planned offset in one arena.\n"
              "#include \"model.h\"\n\n"
              "#include \"dmo/ops/eval/add_sub_arithmetic.h\"\n"
+             "#include \"dmo/ops/eval/block_copy_loops.h\"\n"
              "#include \"dmo/ops/eval/broadcast_loops.h\"\n"
              "#include \"dmo/ops/eval/conv_arithmetic.h\"\n"
              "#include \"dmo/ops/eval/conv_loops.h\"\n"
@@ -69,7 +76,10 @@ class ModelWriter {
              "#include \"dmo/ops/eval/device_tensor.h\"\n"
              "#include \"dmo/ops/eval/flat_copy.h\"\n"
              "#include \"dmo/ops/eval/fully_connected_loops.h\"\n"
+             "#include \"dmo/ops/eval/map_elements_loops.h\"\n"
+             "#include \"dmo/ops/eval/mul_arithmetic.h\"\n"
              "#include \"dmo/ops/eval/pool_loops.h\"\n"
+             "#include \"dmo/ops/eval/quantize_arithmetic.h\"\n"
              "#include \"dmo/ops/eval/softmax_loops.h\"\n"
              "#include \"dmo/ops/eval/add_s8_device.h\"\n"
              "#include \"dmo/ops/eval/average_pool_s8_device.h\"\n"
@@ -103,6 +113,8 @@ class ModelWriter {
       }
       return fmt::format("const_cast<uint8_t*>(dmo_constant_{})", ref.index);
     }
+    // A tensor of no elements has no bytes anywhere; no kernel reads it.
+    if (!ref.in_arena && t.byte_size == 0) return "nullptr";
     if (!ref.in_arena) {
       throw Error(fmt::format("tensor {} '{}' is neither constant nor in the arena: dmo codegen runs only "
                               "planned and constant tensors",
@@ -152,15 +164,52 @@ class ModelWriter {
                        ref.rank(), ref.elements(), ref.tensor->byte_size, strides(ref, name), ref.index);
   }
 
-  // The C++ element type a quantized op's nest runs on.
-  static const char* element_type(const DeviceKernel& k) { return k.type == DataType::kUInt8 ? "uint8_t" : "int8_t"; }
+  // The C++ element type an op's nest runs on.
+  static const char* element_type(const DeviceKernel& k) { return c_type(k.type); }
+
+  // A conv-like op's arithmetic for the shared nest: float32, or quantized
+  // with its requantization.
+  static std::string shared_arithmetic(const std::string& p, const DeviceKernel& k) {
+    if (k.type == DataType::kFloat32) return fmt::format("FloatConvArithmetic{{{}_range}}", p);
+    return fmt::format("QuantizedConvArithmetic<{1}>({0}_requantization)", p, element_type(k));
+  }
+
+  // The C++ type of a tensor element of `type` (the types device paths take).
+  static const char* c_type(DataType type) {
+    switch (type) {
+      case DataType::kFloat32: return "float";
+      case DataType::kUInt8: return "uint8_t";
+      case DataType::kInt16: return "int16_t";
+      case DataType::kInt32: return "int32_t";
+      default: return "int8_t";
+    }
+  }
+
+  // The unsigned type a copying op moves its elements as.
+  static const char* copy_type(const DeviceKernel& k) {
+    return k.copy_element_bytes == 8   ? "uint64_t"
+           : k.copy_element_bytes == 4 ? "uint32_t"
+           : k.copy_element_bytes == 2 ? "uint16_t"
+                                       : "uint8_t";
+  }
+
+  // An element-wise op's broadcast of its two inputs.
+  static void broadcast_layout(std::string& s, const std::string& p, const BroadcastLayout& b) {
+    s += fmt::format("static const BroadcastLayout {}_broadcast = {{{}, {{{}}}, {{{}}}, {{{}}}, {}}};\n", p, b.rank_,
+                     join(b.dims_), join(b.stride_a_), join(b.stride_b_), b.flat_);
+  }
 
   // The op's prepared state as constants, once per op.
   void op_state(int32_t op, const DeviceKernel& k) {
     if (!states_.insert(op).second) return;
     const std::string p = fmt::format("dmo_op_{}", op);
     std::string s = fmt::format("// op {} ({})\n", op, sg_.ops[static_cast<size_t>(op)].name());
+    const bool is_float = k.type == DataType::kFloat32;
     auto requantization = [&] {
+      if (is_float) {
+        s += fmt::format("static const FloatRange {}_range = {};\n", p, float_range_text(k.float_range));
+        return;
+      }
       const DeviceRequantization& q = k.requantization;
       s += fmt::format("static const QuantizedMultiplier {}_multipliers[] = {{{}}};\n", p,
                        multiplier_array(q.multipliers));
@@ -198,32 +247,73 @@ class ModelWriter {
         requantization();
         break;
       }
-      case DeviceLoops::kAveragePool: {
+      case DeviceLoops::kAveragePool:
+      case DeviceLoops::kMaxPool: {
         const PoolGeometry& g = k.pool;
         s += fmt::format(
             "static const PoolGeometry {}_geometry = {{{}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}}};\n"
-            "static const QuantizedRange {}_range = {};\n",
+            "static const {} {}_range = {};\n",
             p, g.batches, g.input_height, g.input_width, g.depth, g.output_height, g.output_width, g.stride_height,
-            g.stride_width, g.filter_height, g.filter_width, g.pad_height, g.pad_width, p, range_text(k.pool_range));
+            g.stride_width, g.filter_height, g.filter_width, g.pad_height, g.pad_width,
+            is_float ? "FloatRange" : "QuantizedRange", p,
+            is_float ? float_range_text(k.float_range) : range_text(k.pool_range));
         break;
       }
       case DeviceLoops::kSoftmax:
         s += fmt::format("static const SoftmaxRows {}_rows = {{{}, {}}};\n", p, k.softmax_rows.rows,
                          k.softmax_rows.depth);
-        s += fmt::format("static const SoftmaxScaling {}_scaling = {{{}, {}}};\n", p,
-                         multiplier_text(k.softmax_scaling.input_beta), k.softmax_scaling.diff_min);
+        if (is_float) {
+          s += fmt::format("static const float {}_beta = {};\n", p, float_text(k.softmax_beta));
+        } else {
+          s += fmt::format("static const SoftmaxScaling {}_scaling = {{{}, {}}};\n", p,
+                           multiplier_text(k.softmax_scaling.input_beta), k.softmax_scaling.diff_min);
+        }
         break;
+      case DeviceLoops::kMul: {
+        broadcast_layout(s, p, k.broadcast);
+        if (is_float) {
+          s += fmt::format("static const FloatMul {}_mul = {{{}}};\n", p, float_range_text(k.float_range));
+          break;
+        }
+        const MulRequantization& q = k.mul;
+        s += fmt::format("static const QuantizedMul<{}> {}_mul = {{{{{}, {}, {}, {}, {}}}}};\n", element_type(k), p,
+                         q.input1_offset, q.input2_offset, q.output_offset, multiplier_text(q.multiplier),
+                         range_text(q.range));
+        break;
+      }
       case DeviceLoops::kAdd: {
-        const BroadcastLayout& b = k.broadcast;
-        s += fmt::format("static const BroadcastLayout {}_broadcast = {{{}, {{{}}}, {{{}}}, {{{}}}, {}}};\n", p,
-                         b.rank_, join(b.dims_), join(b.stride_a_), join(b.stride_b_), b.flat_);
+        broadcast_layout(s, p, k.broadcast);
+        if (is_float) {
+          s += fmt::format("static const FloatAdd {}_add = {{{}}};\n", p, float_range_text(k.float_range));
+          break;
+        }
         const AddSubRequantization& q = k.add;
         s += fmt::format("static const QuantizedAdd<{}> {}_add = {{{{{}, {}, {}, {}, {}, {}, {}, {}}}}};\n", element_type(k), p,
                          q.input1_offset, q.input2_offset, q.output_offset, q.left_shift, multiplier_text(q.input1),
                          multiplier_text(q.input2), multiplier_text(q.output), range_text(q.range));
         break;
       }
-      case DeviceLoops::kCopy: break;
+      case DeviceLoops::kConcatenation:
+        s += fmt::format("static const int64_t {}_blocks[] = {{{}}};\n", p, join(k.copy_blocks));
+        break;
+      case DeviceLoops::kQuantize:
+      case DeviceLoops::kDequantize: {
+        const DeviceElementMap& m = k.element_map;
+        if (k.loops == DeviceLoops::kDequantize) {
+          s += fmt::format("static const Dequantize<{}> {}_map = {{{}, {}}};\n", c_type(m.input), p,
+                           float_text(m.scale), m.input_zero_point);
+        } else if (m.input == DataType::kFloat32) {
+          s += fmt::format("static const AffineQuantize<{}> {}_map = {{{}, {}}};\n", c_type(m.output), p,
+                           float_text(m.scale), m.output_zero_point);
+        } else {
+          s += fmt::format("static const Requantize<{}, {}> {}_map = {{{}, {}, {}}};\n", c_type(m.input),
+                           c_type(m.output), p, m.input_zero_point, m.output_zero_point,
+                           multiplier_text(m.multiplier));
+        }
+        break;
+      }
+      case DeviceLoops::kCopy:
+      case DeviceLoops::kSplit: break;
     }
     body_ += s;
   }
@@ -327,42 +417,49 @@ class ModelWriter {
                              stages(op, device.stages), terms == "nullptr" ? conv_scratch(op, k) : "{}",
                              stage_kind(k, device), terms);
         }
-        return fmt::format("conv_loops({0}_geometry, QuantizedConvArithmetic<{1}>({0}_requantization), io, memory);", p,
-                           element_type(k));
+        return fmt::format("conv_loops({0}_geometry, {1}, io, memory);", p, shared_arithmetic(p, k));
       case DeviceLoops::kDepthwiseConv:
         if (device.runs) {
           return fmt::format(
               "depthwise_s8_device_staged<{4}>({0}_geometry, {0}_requantization, io, {1}.table, {2}, {3});", p,
               stages(op, device.stages), window_terms(op, k), packed_windows(op, k), stage_kind(k, device));
         }
-        return fmt::format(
-            "depthwise_loops({0}_geometry, QuantizedConvArithmetic<{1}>({0}_requantization), io, memory);", p,
-            element_type(k));
+        return fmt::format("depthwise_loops({0}_geometry, {1}, io, memory);", p, shared_arithmetic(p, k));
       case DeviceLoops::kFullyConnected:
         if (device.runs) {
           return fmt::format("fully_connected_s8_device_staged<{2}>({0}_geometry, {0}_requantization, io, {1});",
                              p, stages(op, device.stages), stage_kind(k, device));
         }
-        return fmt::format(
-            "fully_connected_loops({0}_geometry, QuantizedConvArithmetic<{1}>({0}_requantization), io, memory);",
-            p, element_type(k));
+        return fmt::format("fully_connected_loops({0}_geometry, {1}, io, memory);", p, shared_arithmetic(p, k));
       case DeviceLoops::kAveragePool:
         if (device.runs) {
           return fmt::format("average_pool_s8_device({0}_geometry, {0}_range, io);", p);
         }
+        if (k.type == DataType::kFloat32) return fmt::format("average_pool_float(io, memory, {0}_geometry, {0}_range);", p);
         return fmt::format("average_pool_integer<{1}>(io, memory, {0}_geometry, {0}_range);", p, element_type(k));
+      case DeviceLoops::kMaxPool:
+        if (k.type == DataType::kFloat32) return fmt::format("max_pool_float(io, memory, {0}_geometry, {0}_range);", p);
+        return fmt::format("max_pool_integer<{1}>(io, memory, {0}_geometry, {0}_range);", p, element_type(k));
       case DeviceLoops::kSoftmax:
+        if (k.type == DataType::kFloat32) return fmt::format("softmax_float_loops({0}_rows, {0}_beta, io, memory);", p);
         return fmt::format("softmax_quantized_loops<{1}, {1}>({0}_rows, {0}_scaling, io, memory);", p, element_type(k));
       case DeviceLoops::kAdd:
         if (device.runs) return fmt::format("add_s8_device({0}_add.q, io);", p);
         return fmt::format("broadcast_binary<{1}>({0}_broadcast, io, memory, {0}_add);", p, element_type(k));
-      case DeviceLoops::kCopy: {
-        const char* type = k.copy_element_bytes == 8   ? "uint64_t"
-                           : k.copy_element_bytes == 4 ? "uint32_t"
-                           : k.copy_element_bytes == 2 ? "uint16_t"
-                                                       : "uint8_t";
-        return fmt::format("flat_copy<{}>(io, memory, {});", type, k.copy_elements);
-      }
+      case DeviceLoops::kMul:
+        return fmt::format("broadcast_binary<{1}>({0}_broadcast, io, memory, {0}_mul);", p, element_type(k));
+      case DeviceLoops::kCopy:
+        return fmt::format("flat_copy<{}>(io, memory, {});", copy_type(k), k.copy_elements);
+      case DeviceLoops::kQuantize:
+      case DeviceLoops::kDequantize:
+        return fmt::format("map_elements_loops<{1}, {2}>(io, memory, {3}, {0}_map);", p, c_type(k.element_map.input),
+                           c_type(k.element_map.output), k.element_map.elements);
+      case DeviceLoops::kConcatenation:
+        return fmt::format("concatenation_loops<{1}>(io, memory, {2}, {0}_blocks, {3});", p, copy_type(k),
+                           k.copy_outer, k.copy_blocks.size());
+      case DeviceLoops::kSplit:
+        return fmt::format("split_loops<{}>(io, memory, {}, {}, 1, io.output_count);", copy_type(k), k.copy_outer,
+                           k.copy_blocks.at(0));
     }
     return "";
   }

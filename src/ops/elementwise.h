@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "dmo/ops/eval/map_elements_loops.h"
 #include "dmo/model/data_type.h"
 #include "dmo/model/op_params.h"
 #include "dmo/ops/activation_range.h"
@@ -98,10 +99,7 @@ inline int32_t clamp_to(int32_t value, int32_t low, int32_t high) { return std::
 // the one input element it needs is loaded.
 template <typename In, typename Out, class Memory, class F>
 void map_elements(const KernelIO& io, Memory& mem, const F& f) {
-  const TensorRef& in = io.input(0);
-  const TensorRef& out = io.output(0);
-  const int64_t n = out.elements();
-  for (int64_t i = 0; i < n; ++i) mem.template store<Out>(out, i, f(mem.template load<In>(in, i)));
+  map_elements_loops<In, Out>(io, mem, io.output(0).elements(), f);
 }
 
 // A prepared element-wise kernel: `f` carries the prepared parameters (a

@@ -43,9 +43,15 @@ PreparedKernel prepare_add(const OpContext& ctx) {
   const DataType type = ctx.output(0).type();
   switch (type) {
     case DataType::kFloat32: {
-      const FloatRange r = float_activation_range(activation);
-      return broadcast_binary_kernel<float>(ctx,
-                                            [r](float a, float b) { return std::min(std::max(a + b, r.min), r.max); });
+      const FloatAdd add{float_activation_range(activation)};
+      PreparedKernel p = broadcast_binary_kernel<float>(ctx, add);
+      auto device = std::make_shared<DeviceKernel>();
+      device->loops = DeviceLoops::kAdd;
+      device->type = type;
+      device->broadcast = BroadcastShape(ctx, ctx.input(0).shape(), ctx.input(1).shape(), ctx.output(0).shape());
+      device->float_range = add.range;
+      p.device = std::move(device);
+      return p;
     }
     case DataType::kInt32:
       // TFLite Micro ignores the fused activation of INT32 ADD.

@@ -16,6 +16,7 @@
 
 #include "../element_width.h"
 #include "dmo/model/data_type.h"
+#include "dmo/ops/eval/block_copy_loops.h"
 #include "dmo/ops/kernels.h"
 
 namespace dmo {
@@ -54,17 +55,8 @@ struct ConcatenationKernel {
 
   template <class Memory>
   void eval(const KernelIO& io, Memory& mem) const {
-    const TensorRef& output = io.output(0);
     with_element_width(width, [&]<typename U>() {
-      int64_t out = 0;
-      for (int64_t k = 0; k < outer; ++k) {
-        for (size_t i = 0; i < blocks.size(); ++i) {
-          const TensorRef& input = io.input(i);
-          const int64_t block = blocks[i];
-          mem.template copy<U>(output, out, input, k * block, block);
-          out += block;
-        }
-      }
+      concatenation_loops<U>(io, mem, outer, blocks.data(), static_cast<int32_t>(blocks.size()));
     });
   }
 };
@@ -126,7 +118,15 @@ PreparedKernel prepare_concatenation(const OpContext& ctx) {
   for (size_t i = 0; i < ctx.inputs.size(); ++i) {
     k.blocks.push_back(ctx.input(i).dim(static_cast<size_t>(axis)) * inner);
   }
-  return PreparedKernel::of(std::move(k));
+  auto device = std::make_shared<DeviceKernel>();
+  device->loops = DeviceLoops::kConcatenation;
+  device->type = type;
+  device->copy_element_bytes = static_cast<int32_t>(k.width);
+  device->copy_outer = k.outer;
+  device->copy_blocks = k.blocks;
+  PreparedKernel p = PreparedKernel::of(std::move(k));
+  p.device = std::move(device);
+  return p;
 }
 
 }  // namespace dmo

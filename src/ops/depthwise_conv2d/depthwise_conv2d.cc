@@ -89,10 +89,13 @@ PreparedKernel prepare_depthwise_conv2d(const OpContext& ctx) {
   device->loops = DeviceLoops::kDepthwiseConv;
   device->depthwise = k.g;
   device->requantization = device_requantization(k.requantization);
+  device->float_range = k.float_range;
   device->type = ctx.input(0).type();
   PreparedKernel p = PreparedKernel::of(std::move(k));
-  // int8 (dmo's device kernels) and uint8 (the shared nest) run on devices.
-  if (device->type == DataType::kInt8 || device->type == DataType::kUInt8) p.device = std::move(device);
+  // int8 (dmo's device kernels), uint8 and float32 (the shared nest) run on devices.
+  if (device->type == DataType::kInt8 || device->type == DataType::kUInt8 || device->type == DataType::kFloat32) {
+    p.device = std::move(device);
+  }
   return p;
 }
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "../elementwise.h"
+#include "dmo/ops/eval/quantize_arithmetic.h"
 #include "dmo/ops/kernels.h"
 
 namespace dmo {
@@ -12,7 +13,17 @@ namespace {
 template <typename In>
 PreparedKernel prepare_dequantize_from(const OpContext& ctx) {
   const AffineQuantization q = affine_quantization(ctx, ctx.input(0), "input");
-  return map_elements_kernel<In, float>([q](In x) { return q.scale * static_cast<float>(x - q.zero_point); });
+  PreparedKernel p = map_elements_kernel<In, float>(Dequantize<In>{q.scale, q.zero_point});
+  auto device = std::make_shared<DeviceKernel>();
+  device->loops = DeviceLoops::kDequantize;
+  device->type = DataType::kFloat32;
+  device->element_map.input = ctx.input(0).type();
+  device->element_map.output = DataType::kFloat32;
+  device->element_map.elements = ctx.output(0).elements();
+  device->element_map.scale = q.scale;
+  device->element_map.input_zero_point = q.zero_point;
+  p.device = std::move(device);
+  return p;
 }
 
 }  // namespace

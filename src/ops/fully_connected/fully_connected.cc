@@ -93,14 +93,15 @@ void require_int16_operand_types(const OpContext& ctx) {
                                                       data_type_name(output)));
 }
 
-// A quantized kernel with its device path: dmo's int8 device kernel, or
-// for uint8 the shared nest.
+// A kernel with its device path: dmo's int8 device kernel, or for uint8
+// and float32 the shared nest.
 PreparedKernel with_device_path(FullyConnectedKernel k) {
   auto device = std::make_shared<DeviceKernel>();
   device->loops = DeviceLoops::kFullyConnected;
   device->type = k.type;
   device->fully_connected = k.g;
   device->requantization = device_requantization(k.requantization);
+  device->float_range = k.float_range;
   PreparedKernel p = PreparedKernel::of(std::move(k));
   p.device = std::move(device);
   return p;
@@ -127,7 +128,7 @@ PreparedKernel prepare_fully_connected(const OpContext& ctx) {
   switch (k.type) {
     case DataType::kFloat32:
       k.float_range = float_activation_range(params->activation);
-      return PreparedKernel::of(std::move(k));
+      return with_device_path(std::move(k));
     case DataType::kInt8: {
       // Per-channel weights (one scale per unit) ignore the weights' zero
       // point; per-tensor weights apply it, as TFLite Micro does.

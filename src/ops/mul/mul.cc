@@ -24,6 +24,21 @@ int32_t wrapping_mul(int32_t a, int32_t b) {
   return static_cast<int32_t>(static_cast<uint32_t>(a) * static_cast<uint32_t>(b));
 }
 
+// float32, int8 and uint8 MUL with their device path, the shared
+// broadcast nest with the same arithmetic.
+template <typename T, class F>
+PreparedKernel with_device_path(const OpContext& ctx, F f, const MulRequantization& q, FloatRange float_range) {
+  PreparedKernel p = broadcast_binary_kernel<T>(ctx, f);
+  auto device = std::make_shared<DeviceKernel>();
+  device->loops = DeviceLoops::kMul;
+  device->type = ctx.output(0).type();
+  device->broadcast = BroadcastShape(ctx, ctx.input(0).shape(), ctx.input(1).shape(), ctx.output(0).shape());
+  device->mul = q;
+  device->float_range = float_range;
+  p.device = std::move(device);
+  return p;
+}
+
 }  // namespace
 
 PreparedKernel prepare_mul(const OpContext& ctx) {
@@ -32,9 +47,8 @@ PreparedKernel prepare_mul(const OpContext& ctx) {
   const Activation activation = elementwise_activation(ctx);
   switch (type) {
     case DataType::kFloat32: {
-      const FloatRange r = float_activation_range(activation);
-      return broadcast_binary_kernel<float>(ctx,
-                                            [r](float a, float b) { return std::min(std::max(a * b, r.min), r.max); });
+      const FloatMul mul{float_activation_range(activation)};
+      return with_device_path<float>(ctx, mul, MulRequantization{}, mul.range);
     }
     case DataType::kInt32: {
       const QuantizedRange r = int32_activation_range(activation);
@@ -43,13 +57,11 @@ PreparedKernel prepare_mul(const OpContext& ctx) {
     }
     case DataType::kInt8: {
       const MulRequantization q = mul_requantization(ctx);
-      return broadcast_binary_kernel<int8_t>(ctx,
-                                             [q](int8_t a, int8_t b) { return static_cast<int8_t>(q.multiply(a, b)); });
+      return with_device_path<int8_t>(ctx, QuantizedMul<int8_t>{q}, q, FloatRange{0, 0});
     }
     case DataType::kUInt8: {
       const MulRequantization q = mul_requantization(ctx);
-      return broadcast_binary_kernel<uint8_t>(
-          ctx, [q](uint8_t a, uint8_t b) { return static_cast<uint8_t>(q.multiply(a, b)); });
+      return with_device_path<uint8_t>(ctx, QuantizedMul<uint8_t>{q}, q, FloatRange{0, 0});
     }
     case DataType::kInt16: {
       const MulRequantization q = mul_requantization(ctx);

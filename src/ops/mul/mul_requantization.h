@@ -8,20 +8,10 @@
 
 #include "../elementwise.h"
 #include "dmo/ops/activation_range.h"
+#include "dmo/ops/eval/mul_arithmetic.h"
 #include "dmo/ops/fixed_point.h"
 
 namespace dmo {
-
-struct MulRequantization {
-  int32_t input1_offset = 0, input2_offset = 0, output_offset = 0;
-  QuantizedMultiplier multiplier;
-  QuantizedRange range{0, 0};
-
-  int32_t multiply(int32_t a, int32_t b) const {
-    const int32_t product = (input1_offset + a) * (input2_offset + b);
-    return clamp_to(output_offset + multiply_by_quantized_multiplier(product, multiplier), range.min, range.max);
-  }
-};
 
 inline MulRequantization mul_requantization(const OpContext& ctx) {
   const AffineQuantization in1 = affine_quantization(ctx, ctx.input(0), "input 0");

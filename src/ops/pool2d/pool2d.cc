@@ -103,13 +103,15 @@ PreparedKernel prepare_pool(const OpContext& ctx) {
     case DataType::kInt16: k.quantized_range = quantized_activation_range(std::get<Pool2DParams>(ctx.op->params).activation, *ctx.output(0).tensor); break;
     default: fail_unsupported_type(ctx, "input", k.type, "FLOAT32, INT8, UINT8, INT16");
   }
+  // int8, uint8 and float32 pools run on devices (int16 does not).
   std::shared_ptr<DeviceKernel> device;
-  if (kAverage && (k.type == DataType::kInt8 || k.type == DataType::kUInt8)) {
+  if (k.type == DataType::kInt8 || k.type == DataType::kUInt8 || k.type == DataType::kFloat32) {
     device = std::make_shared<DeviceKernel>();
-    device->loops = DeviceLoops::kAveragePool;
+    device->loops = kAverage ? DeviceLoops::kAveragePool : DeviceLoops::kMaxPool;
     device->type = k.type;
     device->pool = k.g;
     device->pool_range = k.quantized_range;
+    device->float_range = k.float_range;
   }
   PreparedKernel p = PreparedKernel::of(std::move(k));
   p.device = std::move(device);

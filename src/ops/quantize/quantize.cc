@@ -17,40 +17,44 @@
 
 #include "../elementwise.h"
 #include "dmo/ops/eval/fixed_point_math.h"
+#include "dmo/ops/eval/quantize_arithmetic.h"
 #include "dmo/ops/fixed_point.h"
 #include "dmo/ops/kernels.h"
 
 namespace dmo {
 namespace {
 
-// float -> int32 as x86-64's conversion does it (TFLite Micro's build):
-// NaN and values out of range give INT32_MIN, where C++ leaves it undefined.
-int32_t truncate_to_int32(float x) {
-  if (!(x >= -2147483648.0f && x < 2147483648.0f)) return std::numeric_limits<int32_t>::min();
-  return static_cast<int32_t>(x);
+// The kernel over the elements with its device path, the same nest and
+// arithmetic in generated code.
+template <typename In, typename Out, class F>
+PreparedKernel with_device_path(const OpContext& ctx, F f, DeviceElementMap map) {
+  PreparedKernel p = map_elements_kernel<In, Out>(f);
+  auto device = std::make_shared<DeviceKernel>();
+  device->loops = DeviceLoops::kQuantize;
+  device->type = ctx.output(0).type();
+  map.input = ctx.input(0).type();
+  map.output = ctx.output(0).type();
+  map.elements = ctx.output(0).elements();
+  device->element_map = map;
+  p.device = std::move(device);
+  return p;
 }
 
 template <typename Out>
-PreparedKernel prepare_affine_quantize(AffineQuantization out) {
-  constexpr int32_t kMin = std::numeric_limits<Out>::min();
-  constexpr int32_t kMax = std::numeric_limits<Out>::max();
-  return map_elements_kernel<float, Out>([=](float x) {
-    const int32_t unclamped = fixed::wrapping_add(truncate_to_int32(std::round(x / out.scale)), out.zero_point);
-    return static_cast<Out>(std::min(std::max(unclamped, kMin), kMax));
-  });
+PreparedKernel prepare_affine_quantize(const OpContext& ctx, AffineQuantization out) {
+  DeviceElementMap map;
+  map.scale = out.scale;
+  map.output_zero_point = out.zero_point;
+  return with_device_path<float, Out>(ctx, AffineQuantize<Out>{out.scale, out.zero_point}, map);
 }
 
 template <typename In, typename Out>
-PreparedKernel prepare_requantize(AffineQuantization in, AffineQuantization out) {
-  const QuantizedMultiplier m =
-      quantize_multiplier(static_cast<double>(in.scale) / static_cast<double>(out.scale));
-  constexpr int32_t kMin = std::numeric_limits<Out>::min();
-  constexpr int32_t kMax = std::numeric_limits<Out>::max();
-  return map_elements_kernel<In, Out>([=](In x) {
-    const int32_t difference = fixed::wrapping_sub(static_cast<int32_t>(x), in.zero_point);
-    const int32_t output = fixed::wrapping_add(multiply_by_quantized_multiplier(difference, m), out.zero_point);
-    return static_cast<Out>(std::max(std::min(output, kMax), kMin));
-  });
+PreparedKernel prepare_requantize(const OpContext& ctx, AffineQuantization in, AffineQuantization out) {
+  DeviceElementMap map;
+  map.input_zero_point = in.zero_point;
+  map.output_zero_point = out.zero_point;
+  map.multiplier = quantize_multiplier(static_cast<double>(in.scale) / static_cast<double>(out.scale));
+  return with_device_path<In, Out>(ctx, Requantize<In, Out>{in.zero_point, out.zero_point, map.multiplier}, map);
 }
 
 [[noreturn]] void fail_unsupported_pair(const OpContext& ctx, std::string_view supported) {
@@ -70,9 +74,9 @@ PreparedKernel prepare_quantize(const OpContext& ctx) {
   const AffineQuantization out = affine_quantization(ctx, ctx.output(0), "output");
   if (in_type == DataType::kFloat32) {
     switch (out_type) {
-      case DataType::kInt8: return prepare_affine_quantize<int8_t>(out);
-      case DataType::kUInt8: return prepare_affine_quantize<uint8_t>(out);
-      case DataType::kInt16: return prepare_affine_quantize<int16_t>(out);
+      case DataType::kInt8: return prepare_affine_quantize<int8_t>(ctx, out);
+      case DataType::kUInt8: return prepare_affine_quantize<uint8_t>(ctx, out);
+      case DataType::kInt16: return prepare_affine_quantize<int16_t>(ctx, out);
       default: fail_unsupported_pair(ctx, "INT8, UINT8, INT16");
     }
   }
@@ -80,26 +84,26 @@ PreparedKernel prepare_quantize(const OpContext& ctx) {
   switch (in_type) {
     case DataType::kInt8:
       switch (out_type) {
-        case DataType::kInt8: return prepare_requantize<int8_t, int8_t>(input_quantization(), out);
-        case DataType::kUInt8: return prepare_requantize<int8_t, uint8_t>(input_quantization(), out);
-        case DataType::kInt16: return prepare_requantize<int8_t, int16_t>(input_quantization(), out);
-        case DataType::kInt32: return prepare_requantize<int8_t, int32_t>(input_quantization(), out);
+        case DataType::kInt8: return prepare_requantize<int8_t, int8_t>(ctx, input_quantization(), out);
+        case DataType::kUInt8: return prepare_requantize<int8_t, uint8_t>(ctx, input_quantization(), out);
+        case DataType::kInt16: return prepare_requantize<int8_t, int16_t>(ctx, input_quantization(), out);
+        case DataType::kInt32: return prepare_requantize<int8_t, int32_t>(ctx, input_quantization(), out);
         default: fail_unsupported_pair(ctx, "INT8, UINT8, INT16, INT32");
       }
     case DataType::kUInt8:
-      if (out_type == DataType::kInt8) return prepare_requantize<uint8_t, int8_t>(input_quantization(), out);
+      if (out_type == DataType::kInt8) return prepare_requantize<uint8_t, int8_t>(ctx, input_quantization(), out);
       fail_unsupported_pair(ctx, "INT8");
     case DataType::kInt16:
       switch (out_type) {
-        case DataType::kInt8: return prepare_requantize<int16_t, int8_t>(input_quantization(), out);
-        case DataType::kInt16: return prepare_requantize<int16_t, int16_t>(input_quantization(), out);
-        case DataType::kInt32: return prepare_requantize<int16_t, int32_t>(input_quantization(), out);
+        case DataType::kInt8: return prepare_requantize<int16_t, int8_t>(ctx, input_quantization(), out);
+        case DataType::kInt16: return prepare_requantize<int16_t, int16_t>(ctx, input_quantization(), out);
+        case DataType::kInt32: return prepare_requantize<int16_t, int32_t>(ctx, input_quantization(), out);
         default: fail_unsupported_pair(ctx, "INT8, INT16, INT32");
       }
     case DataType::kInt32:
       switch (out_type) {
-        case DataType::kInt8: return prepare_requantize<int32_t, int8_t>(input_quantization(), out);
-        case DataType::kInt16: return prepare_requantize<int32_t, int16_t>(input_quantization(), out);
+        case DataType::kInt8: return prepare_requantize<int32_t, int8_t>(ctx, input_quantization(), out);
+        case DataType::kInt16: return prepare_requantize<int32_t, int16_t>(ctx, input_quantization(), out);
         default: fail_unsupported_pair(ctx, "INT8, INT16");
       }
     default:

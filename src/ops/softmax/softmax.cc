@@ -201,8 +201,17 @@ PreparedKernel prepare_softmax(const OpContext& ctx) {
   const DataType out = ctx.output(0).type();
   switch (in) {
     case DataType::kFloat32:
+    {
       if (out != DataType::kFloat32) fail_unsupported_output(ctx, "FLOAT32");
-      return PreparedKernel::of(SoftmaxFloatKernel{shape, softmax_beta(ctx)});
+      PreparedKernel p = PreparedKernel::of(SoftmaxFloatKernel{shape, softmax_beta(ctx)});
+      auto device = std::make_shared<DeviceKernel>();
+      device->loops = DeviceLoops::kSoftmax;
+      device->type = in;
+      device->softmax_rows = shape;
+      device->softmax_beta = softmax_beta(ctx);
+      p.device = std::move(device);
+      return p;
+    }
     case DataType::kInt8:
       if (out == DataType::kInt8) {
         require_output_quantization(ctx, -128, 1.0f / 256, 0.0f);

@@ -37,16 +37,8 @@ struct SplitKernel {
 
   template <class Memory>
   void eval(const KernelIO& io, Memory& mem) const {
-    const TensorRef& input = io.input(1);
     with_element_width(width, [&]<typename U>() {
-      int64_t in = 0;
-      for (int64_t k = 0; k < outer; ++k) {
-        for (size_t i = 0; i < io.outputs.size(); ++i) {
-          for (int64_t j = 0; j < block; ++j) {
-            mem.template store<U>(io.output(i), k * block + j, mem.template load<U>(input, in++));
-          }
-        }
-      }
+      split_loops<U>(io, mem, outer, block, /*source=*/1, static_cast<int32_t>(io.outputs.size()));
     });
   }
 };
@@ -98,7 +90,15 @@ PreparedKernel prepare_split(const OpContext& ctx) {
   k.width = element_width(ctx, type);
   k.outer = outer;
   k.block = block;
-  return PreparedKernel::of(std::move(k));
+  auto device = std::make_shared<DeviceKernel>();
+  device->loops = DeviceLoops::kSplit;
+  device->type = type;
+  device->copy_element_bytes = static_cast<int32_t>(k.width);
+  device->copy_outer = k.outer;
+  device->copy_blocks = {k.block};
+  PreparedKernel p = PreparedKernel::of(std::move(k));
+  p.device = std::move(device);
+  return p;
 }
 
 }  // namespace dmo

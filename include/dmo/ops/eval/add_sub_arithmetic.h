@@ -35,6 +35,13 @@ struct AddSubRequantization {
   }
 };
 
+// FLOAT32 ADD on one broadcast pair of inputs, clamped to the fused
+// activation's range (TFLM's reference_ops::Add).
+struct FloatAdd {
+  FloatRange range;
+  float operator()(float a, float b) const { return std::min(std::max(a + b, range.min), range.max); }
+};
+
 // Quantized ADD with output type T on one broadcast pair of inputs.
 template <typename T>
 struct QuantizedAdd {

@@ -6,10 +6,10 @@
 #pragma once
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <limits>
 
+#include "dmo/ops/eval/exp_float.h"
 #include "dmo/ops/eval/fixed_point_math.h"
 #include "dmo/ops/fixed_point.h"
 
@@ -41,7 +41,8 @@ void softmax_float_loops(const SoftmaxRows& shape, float beta, const IO& io, Mem
     for (int64_t c = 0; c < shape.depth; ++c) max = std::max(max, mem.template load<float>(in, row + c));
     float sum = 0.f;
     for (int64_t c = 0; c < shape.depth; ++c) {
-      const float exp_c = std::exp((mem.template load<float>(in, row + c) - max) * beta);
+      // exp_float, not std::exp: the same bits on the host and on a device.
+      const float exp_c = exp_float((mem.template load<float>(in, row + c) - max) * beta);
       mem.template store<float>(out, row + c, exp_c);
       sum += exp_c;
     }
