@@ -59,6 +59,15 @@ TEST(Codegen, HostProjectOfAFloatModelPrintsTheInterpretersHash) {
   expect_host_project_prints_the_interpreters_hash("mobilenet_v1_0.25_128_float32");
 }
 
+// Writes `graph` to a model file in `scratch` and checks its host project.
+void expect_graph_project_prints_the_interpreters_hash(const Graph& graph, const ScratchDirectory& scratch) {
+  const std::string model = scratch / "graph.tflite";
+  const std::vector<uint8_t> bytes = write_tflite(graph);
+  std::ofstream(model, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  expect_host_project_prints_the_interpreters_hash(model);
+}
+
 // QUANTIZE (float in, and requantizing int8 -> int8, uint8 -> int8,
 // int8 -> int16) and DEQUANTIZE, as a converted int8 model's float
 // input and output have them.
@@ -85,11 +94,114 @@ TEST(Codegen, HostProjectOfQuantizeAndDequantizePrintsTheInterpretersHash) {
   b.set_inputs({in});
   b.set_outputs({out8, out_u8, out16});
   ScratchDirectory scratch;
-  const std::string model = scratch / "quantize.tflite";
-  const std::vector<uint8_t> bytes = write_tflite(b.finish());
-  std::ofstream(model, std::ios::binary)
-      .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-  expect_host_project_prints_the_interpreters_hash(model);
+  expect_graph_project_prints_the_interpreters_hash(b.finish(), scratch);
+}
+
+// The ops whose state is one aggregate generated code defines from the
+// host kernel's fields (ops/device_instance.h): PAD, TRANSPOSE, the
+// RESIZE ops, EXPAND_DIMS and the element-wise activations, int8 and
+// float32, as detection and segmentation models chain them.
+TEST(Codegen, HostProjectOfPaddingResizingAndActivationsPrintsTheInterpretersHash) {
+  GraphBuilder b("pad, transpose, resize, activations");
+  const Quantization q{{1.0f / 32}, {-4}, 0};
+  const Quantization q_out{{1.0f / 24}, {3}, 0};
+  const int32_t in = b.add_tensor("in", DataType::kInt8, {1, 5, 6, 4}, q);
+  const int32_t paddings = b.add_constant_values<int32_t>("paddings", DataType::kInt32, {4, 2},
+                                                          {0, 0, 1, 2, 2, 1, 0, 0});
+  const int32_t padded = b.add_tensor("padded", DataType::kInt8, {1, 8, 9, 4}, q);
+  const int32_t leaky = b.add_tensor("leaky", DataType::kInt8, {1, 8, 9, 4}, q_out);
+  const int32_t perm = b.add_constant_values<int32_t>("perm", DataType::kInt32, {4}, {0, 2, 1, 3});
+  const int32_t transposed = b.add_tensor("transposed", DataType::kInt8, {1, 9, 8, 4}, q_out);
+  const int32_t size = b.add_constant_values<int32_t>("size", DataType::kInt32, {2}, {13, 11});
+  const int32_t nearest = b.add_tensor("nearest", DataType::kInt8, {1, 13, 11, 4}, q_out);
+  const int32_t bilinear = b.add_tensor("bilinear", DataType::kInt8, {1, 13, 11, 4}, q_out);
+  const int32_t relu = b.add_tensor("relu", DataType::kInt8, {1, 13, 11, 4}, q);
+  const int32_t axis = b.add_constant_values<int32_t>("axis", DataType::kInt32, {1}, {0});
+  const int32_t expanded = b.add_tensor("expanded", DataType::kInt8, {1, 1, 13, 11, 4}, q);
+  const int32_t f_in = b.add_tensor("f_in", DataType::kFloat32, {1, 4, 5, 3});
+  const int32_t f_size = b.add_constant_values<int32_t>("f_size", DataType::kInt32, {2}, {7, 9});
+  const int32_t f_bilinear = b.add_tensor("f_bilinear", DataType::kFloat32, {1, 7, 9, 3});
+  const int32_t f_leaky = b.add_tensor("f_leaky", DataType::kFloat32, {1, 7, 9, 3});
+  const int32_t f_relu = b.add_tensor("f_relu", DataType::kFloat32, {1, 7, 9, 3});
+  const int32_t f_relu6 = b.add_tensor("f_relu6", DataType::kFloat32, {1, 7, 9, 3});
+  b.add_op(OpKind::kPad, {in, paddings}, {padded});
+  b.add_op(OpKind::kLeakyRelu, {padded}, {leaky}, LeakyReluParams{0.2f});
+  b.add_op(OpKind::kTranspose, {leaky, perm}, {transposed});
+  b.add_op(OpKind::kResizeNearestNeighbor, {transposed, size}, {nearest}, ResizeNearestNeighborParams{false, true});
+  b.add_op(OpKind::kResizeBilinear, {transposed, size}, {bilinear}, ResizeBilinearParams{false, true});
+  b.add_op(OpKind::kRelu, {nearest}, {relu});
+  b.add_op(OpKind::kExpandDims, {relu, axis}, {expanded});
+  b.add_op(OpKind::kResizeBilinear, {f_in, f_size}, {f_bilinear}, ResizeBilinearParams{true, false});
+  b.add_op(OpKind::kLeakyRelu, {f_bilinear}, {f_leaky}, LeakyReluParams{0.1f});
+  b.add_op(OpKind::kRelu, {f_leaky}, {f_relu});
+  b.add_op(OpKind::kRelu6, {f_bilinear}, {f_relu6});
+  b.set_inputs({in, f_in});
+  b.set_outputs({expanded, bilinear, f_relu, f_relu6});
+  ScratchDirectory scratch;
+  expect_graph_project_prints_the_interpreters_hash(b.finish(), scratch);
+}
+
+// STRIDED_SLICE (unit and negative strides), SLICE, and LOGISTIC and TANH
+// (int8, uint8 and float LOGISTIC) as recurrent and detection models use
+// them.
+TEST(Codegen, HostProjectOfSlicesAndSigmoidsPrintsTheInterpretersHash) {
+  GraphBuilder b("slices and sigmoids");
+  const Quantization q{{1.0f / 16}, {2}, 0};
+  const int32_t in = b.add_tensor("in", DataType::kInt8, {1, 6, 7, 5}, q);
+  auto ints = [&](const std::string& name, std::vector<int32_t> values) {
+    return b.add_constant_values<int32_t>(name, DataType::kInt32, {static_cast<int32_t>(values.size())}, values);
+  };
+  const int32_t unit = b.add_tensor("unit", DataType::kInt8, {1, 3, 7, 4}, q);
+  const int32_t reversed = b.add_tensor("reversed", DataType::kInt8, {1, 3, 4, 2}, q);
+  const int32_t sliced = b.add_tensor("sliced", DataType::kInt8, {1, 2, 3, 2}, q);
+  const int32_t logistic = b.add_tensor("logistic", DataType::kInt8, {1, 2, 3, 2}, Quantization{{1.0f / 256}, {-128}, 0});
+  const int32_t tanh = b.add_tensor("tanh", DataType::kInt8, {1, 6, 7, 5}, Quantization{{1.0f / 128}, {0}, 0});
+  const Quantization qu{{1.0f / 16}, {130}, 0};
+  const int32_t u_in = b.add_tensor("u_in", DataType::kUInt8, {2, 9}, qu);
+  const int32_t u_logistic = b.add_tensor("u_logistic", DataType::kUInt8, {2, 9}, Quantization{{1.0f / 256}, {0}, 0});
+  const int32_t u_tanh = b.add_tensor("u_tanh", DataType::kUInt8, {2, 9}, Quantization{{1.0f / 128}, {128}, 0});
+  const int32_t f_in = b.add_tensor("f_in", DataType::kFloat32, {3, 8});
+  const int32_t f_logistic = b.add_tensor("f_logistic", DataType::kFloat32, {3, 8});
+  b.add_op(OpKind::kStridedSlice, {in, ints("b1", {0, 1, 0, 0}), ints("e1", {1, 6, 7, 4}), ints("s1", {1, 2, 1, 1})},
+           {unit}, StridedSliceParams{});
+  b.add_op(OpKind::kStridedSlice, {unit, ints("b2", {0, 0, -1, 3}), ints("e2", {1, 3, 0, 0}), ints("s2", {1, 1, -2, -2})},
+           {reversed}, StridedSliceParams{0, 4, 0, 0, 0, false});
+  b.add_op(OpKind::kSlice, {reversed, ints("b3", {0, 1, 1, 0}), ints("s3", {-1, 2, 3, 2})}, {sliced});
+  b.add_op(OpKind::kLogistic, {sliced}, {logistic});
+  b.add_op(OpKind::kTanh, {in}, {tanh});
+  b.add_op(OpKind::kLogistic, {u_in}, {u_logistic});
+  b.add_op(OpKind::kTanh, {u_in}, {u_tanh});
+  b.add_op(OpKind::kLogistic, {f_in}, {f_logistic});
+  b.set_inputs({in, u_in, f_in});
+  b.set_outputs({logistic, tanh, u_logistic, u_tanh, f_logistic});
+  ScratchDirectory scratch;
+  expect_graph_project_prints_the_interpreters_hash(b.finish(), scratch);
+}
+
+// SUB (int8 with a broadcast input and a fused RELU, float), PACK and
+// UNPACK, as recurrent models chain them.
+TEST(Codegen, HostProjectOfSubPackAndUnpackPrintsTheInterpretersHash) {
+  GraphBuilder b("sub, pack and unpack");
+  const Quantization q{{1.0f / 16}, {2}, 0};
+  const int32_t a = b.add_tensor("a", DataType::kInt8, {2, 3, 5}, q);
+  const int32_t row = b.add_tensor("row", DataType::kInt8, {1, 5}, Quantization{{1.0f / 20}, {-7}, 0});
+  const int32_t diff = b.add_tensor("diff", DataType::kInt8, {2, 3, 5}, Quantization{{1.0f / 12}, {-20}, 0});
+  std::vector<int32_t> parts;
+  for (int i = 0; i < 3; ++i) {
+    parts.push_back(b.add_tensor("part" + std::to_string(i), DataType::kInt8, {2, 5}, Quantization{{1.0f / 12}, {-20}, 0}));
+  }
+  const int32_t packed = b.add_tensor("packed", DataType::kInt8, {2, 5, 3}, Quantization{{1.0f / 12}, {-20}, 0});
+  const int32_t f_a = b.add_tensor("f_a", DataType::kFloat32, {4, 6});
+  const int32_t f_b = b.add_tensor("f_b", DataType::kFloat32, {6});
+  const int32_t f_diff = b.add_tensor("f_diff", DataType::kFloat32, {4, 6});
+  b.add_op(OpKind::kSub, {a, row}, {diff}, ElementwiseParams{Activation::kRelu});
+  b.add_op(OpKind::kUnpack, {diff}, parts, UnpackParams{3, 1});
+  b.add_op(OpKind::kPack, parts, {packed}, PackParams{3, 2});
+  b.add_op(OpKind::kSub, {f_a, f_b}, {f_diff}, ElementwiseParams{Activation::kRelu6});
+  b.set_inputs({a, row, f_a, f_b});
+  b.set_outputs({packed, f_diff});
+  ScratchDirectory scratch;
+  expect_graph_project_prints_the_interpreters_hash(b.finish(), scratch);
 }
 
 TEST(Codegen, PlansForTheDeviceKernelsWithTheirScratchInTheArena) {

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <string_view>
 #include <utility>
 
 #include <fmt/format.h>
@@ -17,6 +18,7 @@
 #include "dmo/ops/kernel_io.h"
 #include "dmo/ops/op_context.h"
 #include "dmo/ops/prepared_kernel.h"
+#include "instance_kernel.h"
 
 namespace dmo {
 
@@ -79,6 +81,16 @@ template <typename T, class F>
 PreparedKernel broadcast_binary_kernel(const OpContext& ctx, F f) {
   BroadcastShape shape(ctx, ctx.input(0).shape(), ctx.input(1).shape(), ctx.output(0).shape());
   return PreparedKernel::of(BroadcastBinaryKernel<T, F>{shape, std::move(f)});
+}
+
+// The same with a device path: `f` is an aggregate of eval/ whose C++ type
+// generated code spells `f_type` (ops/device_instance.h).
+template <typename T, class F>
+PreparedKernel broadcast_binary_instance(const OpContext& ctx, F f, std::string_view f_type) {
+  const BroadcastShape shape(ctx, ctx.input(0).shape(), ctx.input(1).shape(), ctx.output(0).shape());
+  return instance_kernel(BroadcastBinaryLoops<T, F>{shape, std::move(f)},
+                         fmt::format("BroadcastBinaryLoops<{}, {}>", device_type_name<T>(), f_type),
+                         ctx.output(0).type());
 }
 
 }  // namespace dmo

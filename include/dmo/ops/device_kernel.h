@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "dmo/model/data_type.h"
+#include "dmo/ops/device_instance.h"
 #include "dmo/ops/eval/add_sub_arithmetic.h"
 #include "dmo/ops/eval/block_copy_loops.h"
 #include "dmo/ops/eval/broadcast_loops.h"
@@ -24,7 +25,7 @@
 
 namespace dmo {
 
-enum class DeviceLoops { kConv, kDepthwiseConv, kAveragePool, kMaxPool, kFullyConnected, kSoftmax, kAdd, kMul, kCopy, kConcatenation, kSplit, kQuantize, kDequantize };
+enum class DeviceLoops { kConv, kDepthwiseConv, kAveragePool, kMaxPool, kFullyConnected, kSoftmax, kAdd, kMul, kCopy, kConcatenation, kSplit, kQuantize, kDequantize, kInstance };
 
 // A conv-like op's requantization, its multipliers owned.
 struct DeviceRequantization {
@@ -64,6 +65,7 @@ struct DeviceKernel {
   int64_t copy_outer = 1;                     // kConcatenation, kSplit: the blocks' outer count
   std::vector<int64_t> copy_blocks;           // kConcatenation: per input; kSplit: one, every output's
   DeviceElementMap element_map;               // kQuantize, kDequantize
+  DeviceInstance instance;                    // kInstance
 };
 
 }  // namespace dmo

@@ -7,33 +7,32 @@
 //    input_scale / output_scale, then a clamp to the quantized bounds.
 //  - RELU6 on quantized types clamps in the input's quantization to the
 //    quantized 0 and 6 (TFLite Micro's Relu6Quantized), no requantization.
-// Every path walks the tensor flat as TFLM does: element i loaded, then stored.
+// Every path walks the tensor flat as TFLM does: element i loaded, then
+// stored; the arithmetic is ops/eval/activation_arithmetic.h's.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <optional>
 
+#include <fmt/format.h>
+
 #include "../elementwise.h"
+#include "../instance_kernel.h"
+#include "dmo/ops/eval/activation_arithmetic.h"
 #include "dmo/ops/fixed_point.h"
 #include "dmo/ops/kernels.h"
 
 namespace dmo {
 namespace {
 
-struct ReluRequantization {
-  int32_t input_zero_point = 0, output_zero_point = 0;
-  QuantizedMultiplier multiplier;
-  int32_t min = 0, max = 0;
-};
-
 // TFLite's CalculateReluOpData for a clamp to [act_min, act_max] (no upper
 // bound when act_max is absent).
 template <typename T>
-ReluRequantization relu_requantization(const OpContext& ctx, float act_min, std::optional<float> act_max) {
+RequantizedClamp<T> relu_requantization(const OpContext& ctx, float act_min, std::optional<float> act_max) {
   const AffineQuantization in = affine_quantization(ctx, ctx.input(0), "input");
   const AffineQuantization out = affine_quantization(ctx, ctx.output(0), "output");
-  ReluRequantization r;
+  RequantizedClamp<T> r;
   r.input_zero_point = in.zero_point;
   r.output_zero_point = out.zero_point;
   // CalculateReluOpData divides the scales in float.
@@ -47,14 +46,9 @@ ReluRequantization relu_requantization(const OpContext& ctx, float act_min, std:
 
 template <typename T>
 PreparedKernel prepare_relu_requantized(const OpContext& ctx, float act_min, std::optional<float> act_max) {
-  const ReluRequantization r = relu_requantization<T>(ctx, act_min, act_max);
-  return map_elements_kernel<T, T>([r](T x) {
-    int32_t v = r.output_zero_point +
-                multiply_by_quantized_multiplier(static_cast<int32_t>(x) - r.input_zero_point, r.multiplier);
-    v = std::max(r.min, v);
-    v = std::min(r.max, v);
-    return static_cast<T>(v);
-  });
+  return map_elements_instance<T, T>(relu_requantization<T>(ctx, act_min, act_max),
+                                     fmt::format("RequantizedClamp<{}>", device_type_name<T>()),
+                                     ctx.output(0).elements(), ctx.input(0).type());
 }
 
 // TFLite Micro's FloatToQuantizedType: round(value / scale) + zero point, saturated to T.
@@ -66,12 +60,20 @@ T quantize_saturated(float value, AffineQuantization q) {
   return static_cast<T>(result);
 }
 
+// x clamped in its own terms (ValueClamp).
+template <typename T>
+PreparedKernel value_clamp(const OpContext& ctx, T lower, T upper) {
+  return map_elements_instance<T, T>(ValueClamp<T>{lower, upper},
+                                     fmt::format("ValueClamp<{}>", device_type_name<T>()), ctx.output(0).elements(),
+                                     ctx.input(0).type());
+}
+
 template <typename T>
 PreparedKernel prepare_relu6_quantized(const OpContext& ctx) {
   const AffineQuantization in = affine_quantization(ctx, ctx.input(0), "input");
   const T lower = static_cast<T>(in.zero_point);
   const T upper = quantize_saturated<T>(6.0f, in);
-  return map_elements_kernel<T, T>([lower, upper](T x) { return x > upper ? upper : x < lower ? lower : x; });
+  return value_clamp<T>(ctx, lower, upper);
 }
 
 void require_unary(const OpContext& ctx) {
@@ -87,7 +89,8 @@ PreparedKernel prepare_relu(const OpContext& ctx) {
   const DataType type = ctx.input(0).type();
   switch (type) {
     case DataType::kFloat32:
-      return map_elements_kernel<float, float>([](float x) { return x < 0.0f ? 0.0f : x; });
+      // x < 0 ? 0 : x, for every x (NaN and -0 too).
+      return value_clamp<float>(ctx, 0.0f, std::numeric_limits<float>::infinity());
     case DataType::kInt8: return prepare_relu_requantized<int8_t>(ctx, 0.0f, std::nullopt);
     case DataType::kUInt8: return prepare_relu_requantized<uint8_t>(ctx, 0.0f, std::nullopt);
     case DataType::kInt16: return prepare_relu_requantized<int16_t>(ctx, 0.0f, std::nullopt);
@@ -100,7 +103,7 @@ PreparedKernel prepare_relu6(const OpContext& ctx) {
   const DataType type = ctx.input(0).type();
   switch (type) {
     case DataType::kFloat32:
-      return map_elements_kernel<float, float>([](float x) { return x > 6.0f ? 6.0f : x < 0.0f ? 0.0f : x; });
+      return value_clamp<float>(ctx, 0.0f, 6.0f);
     case DataType::kInt8: return prepare_relu6_quantized<int8_t>(ctx);
     case DataType::kUInt8: return prepare_relu6_quantized<uint8_t>(ctx);
     case DataType::kInt16: return prepare_relu6_quantized<int16_t>(ctx);
@@ -113,7 +116,7 @@ PreparedKernel prepare_relu_n1_to_1(const OpContext& ctx) {
   const DataType type = ctx.input(0).type();
   switch (type) {
     case DataType::kFloat32:
-      return map_elements_kernel<float, float>([](float x) { return x > 1.0f ? 1.0f : x < -1.0f ? -1.0f : x; });
+      return value_clamp<float>(ctx, -1.0f, 1.0f);
     case DataType::kInt8: return prepare_relu_requantized<int8_t>(ctx, -1.0f, 1.0f);
     case DataType::kUInt8: return prepare_relu_requantized<uint8_t>(ctx, -1.0f, 1.0f);
     default: fail_unsupported_type(ctx, "input", type, "FLOAT32, INT8, UINT8");

@@ -2,7 +2,7 @@
 // CalculateArithmeticOpDataLogistic and TanhPrepare): the input difference
 // from the zero point goes to a Q4.27 fixed-point number through the
 // multiplier input_scale * 2^27; differences beyond the radius saturate the
-// output without computing.
+// output without computing (ops/eval/sigmoid_arithmetic.h).
 #pragma once
 
 #include <cstdint>
@@ -11,26 +11,14 @@
 
 #include "../elementwise.h"
 #include "dmo/ops/eval/fixed_point_math.h"
+#include "dmo/ops/eval/sigmoid_arithmetic.h"
 #include "dmo/ops/fixed_point.h"
 
 namespace dmo {
 
-constexpr int kSigmoidInputIntegerBits = 4;
-
-struct SigmoidInputScaling {
-  int32_t zero_point = 0;
-  QuantizedMultiplier multiplier;
-  int32_t radius = 0;
-
-  // The input value's difference from the zero point as a Q4.27 number.
-  fixed::Q<kSigmoidInputIntegerBits> rescaled(int32_t difference) const {
-    return fixed::Q<kSigmoidInputIntegerBits>{multiply_by_quantized_multiplier(difference, multiplier)};
-  }
-};
-
-inline SigmoidInputScaling sigmoid_input_scaling(const OpContext& ctx) {
+inline SigmoidInput sigmoid_input_scaling(const OpContext& ctx) {
   const AffineQuantization in = affine_quantization(ctx, ctx.input(0), "input");
-  SigmoidInputScaling s;
+  SigmoidInput s;
   s.zero_point = in.zero_point;
   s.multiplier = quantize_multiplier(static_cast<double>(in.scale) *
                                      static_cast<double>(1 << (31 - kSigmoidInputIntegerBits)));

@@ -10,29 +10,11 @@
 #include "../constant_operand.h"
 #include "../element_width.h"
 #include "../elementwise.h"
+#include "../instance_kernel.h"
 #include "../supported_types.h"
 #include "dmo/ops/kernels.h"
 
 namespace dmo {
-
-namespace {
-
-// out[i] = in[i], ascending.
-struct ElementCopyKernel {
-  int64_t elements = 0;
-  ElementWidth width = ElementWidth::k1;
-
-  template <class Memory>
-  void eval(const KernelIO& io, Memory& mem) const {
-    const TensorRef& input = io.input(0);
-    const TensorRef& output = io.output(0);
-    with_element_width(width, [&]<typename U>() {
-      for (int64_t i = 0; i < elements; ++i) mem.template store<U>(output, i, mem.template load<U>(input, i));
-    });
-  }
-};
-
-}  // namespace
 
 PreparedKernel prepare_expand_dims(const OpContext& ctx) {
   require_operand_counts(ctx, 2, 1);
@@ -55,10 +37,12 @@ PreparedKernel prepare_expand_dims(const OpContext& ctx) {
               fmt::format("output shape {} is not the input's {} with a 1 inserted at axis {}: {}",
                           shape_to_string(output.shape()), shape_to_string(input.shape()), axis,
                           shape_to_string(expected)));
-  ElementCopyKernel k;
-  k.elements = input.elements();
-  k.width = element_width(ctx, input.type());
-  return PreparedKernel::of(std::move(k));
+  PreparedKernel prepared;
+  with_element_width(element_width(ctx, input.type()), [&]<typename U>() {
+    prepared = map_elements_instance<U, U>(SameValue<U>{}, fmt::format("SameValue<{}>", device_type_name<U>()),
+                                           input.elements(), input.type());
+  });
+  return prepared;
 }
 
 }  // namespace dmo

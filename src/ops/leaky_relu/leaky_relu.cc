@@ -6,40 +6,33 @@
 //    (identity: input_scale / output_scale for values >= 0; alpha:
 //    input_scale * alpha / output_scale below 0, both computed in float as
 //    TFLM does), plus the output zero point, saturated to the type.
-// The tensor is walked flat: element i loaded, then stored.
-#include <algorithm>
+// The tensor is walked flat: element i loaded, then stored; the arithmetic
+// is ops/eval/activation_arithmetic.h's.
 #include <cstdint>
-#include <limits>
 #include <variant>
 
+#include <fmt/format.h>
+
 #include "../elementwise.h"
+#include "../instance_kernel.h"
+#include "dmo/ops/eval/activation_arithmetic.h"
 #include "dmo/ops/fixed_point.h"
 #include "dmo/ops/kernels.h"
 
 namespace dmo {
 namespace {
 
-struct LeakyReluRequantization {
-  int32_t input_zero_point = 0, output_zero_point = 0;
-  QuantizedMultiplier identity, alpha;
-};
-
 template <typename T>
 PreparedKernel prepare_quantized_leaky_relu(const OpContext& ctx, float alpha) {
   const AffineQuantization in = affine_quantization(ctx, ctx.input(0), "input");
   const AffineQuantization out = affine_quantization(ctx, ctx.output(0), "output");
-  LeakyReluRequantization r;
+  QuantizedLeakyRelu<T> r;
   r.input_zero_point = in.zero_point;
   r.output_zero_point = out.zero_point;
   r.alpha = quantize_multiplier(static_cast<double>(in.scale * alpha / out.scale));
   r.identity = quantize_multiplier(static_cast<double>(in.scale / out.scale));
-  return map_elements_kernel<T, T>([r](T x) {
-    const int32_t value = static_cast<int32_t>(x) - r.input_zero_point;
-    const int32_t scaled = multiply_by_quantized_multiplier(value, value >= 0 ? r.identity : r.alpha);
-    const int32_t result = std::clamp<int32_t>(r.output_zero_point + scaled, std::numeric_limits<T>::min(),
-                                               std::numeric_limits<T>::max());
-    return static_cast<T>(result);
-  });
+  return map_elements_instance<T, T>(r, fmt::format("QuantizedLeakyRelu<{}>", device_type_name<T>()),
+                                     ctx.output(0).elements(), ctx.input(0).type());
 }
 
 }  // namespace
@@ -53,7 +46,8 @@ PreparedKernel prepare_leaky_relu(const OpContext& ctx) {
   const DataType type = ctx.input(0).type();
   switch (type) {
     case DataType::kFloat32:
-      return map_elements_kernel<float, float>([alpha](float x) { return x > 0 ? x : x * alpha; });
+      return map_elements_instance<float, float>(FloatLeakyRelu{alpha}, "FloatLeakyRelu", ctx.output(0).elements(),
+                                                 type);
     case DataType::kInt8: return prepare_quantized_leaky_relu<int8_t>(ctx, alpha);
     case DataType::kInt16: return prepare_quantized_leaky_relu<int16_t>(ctx, alpha);
     default: fail_unsupported_type(ctx, "input", type, "FLOAT32, INT8, INT16");

@@ -12,37 +12,12 @@
 #include <variant>
 
 #include "../element_width.h"
+#include "../instance_kernel.h"
 #include "../supported_types.h"
+#include "dmo/ops/eval/pack_loops.h"
 #include "dmo/ops/kernels.h"
 
 namespace dmo {
-
-namespace {
-
-struct PackKernel {
-  int64_t outer = 1;
-  int64_t run = 1;  // the elements after the axis
-  ElementWidth width = ElementWidth::k1;
-
-  template <class Memory>
-  void eval(const KernelIO& io, Memory& mem) const {
-    const TensorRef& output = io.output(0);
-    const auto count = static_cast<int64_t>(io.inputs.size());
-    with_element_width(width, [&]<typename U>() {
-      for (int64_t i = 0; i < count; ++i) {
-        const TensorRef& input = io.input(static_cast<size_t>(i));
-        for (int64_t k = 0; k < outer; ++k) {
-          const int64_t to = (k * count + i) * run;
-          for (int64_t j = 0; j < run; ++j) {
-            mem.template store<U>(output, to + j, mem.template load<U>(input, k * run + j));
-          }
-        }
-      }
-    });
-  }
-};
-
-}  // namespace
 
 PreparedKernel prepare_pack(const OpContext& ctx) {
   const auto* params = std::get_if<PackParams>(&ctx.op->params);
@@ -75,11 +50,15 @@ PreparedKernel prepare_pack(const OpContext& ctx) {
               fmt::format("output shape {} is not {} inputs of shape {} stacked at axis {}: {}",
                           shape_to_string(output.shape()), params->values_count, shape_to_string(first), axis,
                           shape_to_string(expected)));
-  PackKernel k;
-  for (int64_t d = 0; d < axis; ++d) k.outer *= output.dim(static_cast<size_t>(d));
-  for (int64_t d = axis + 1; d < rank; ++d) k.run *= output.dim(static_cast<size_t>(d));
-  k.width = element_width(ctx, output.type());
-  return PreparedKernel::of(std::move(k));
+  int64_t outer = 1, run = 1;  // the elements before and after the axis
+  for (int64_t d = 0; d < axis; ++d) outer *= output.dim(static_cast<size_t>(d));
+  for (int64_t d = axis + 1; d < rank; ++d) run *= output.dim(static_cast<size_t>(d));
+  PreparedKernel prepared;
+  with_element_width(element_width(ctx, output.type()), [&]<typename U>() {
+    const PackLoops<U> k{static_cast<int32_t>(ctx.inputs.size()), outer, run};
+    prepared = instance_kernel(k, fmt::format("PackLoops<{}>", device_type_name<U>()), output.type());
+  });
+  return prepared;
 }
 
 }  // namespace dmo

@@ -3,18 +3,18 @@
 // output is walked in row-major order, each element is either the pad value
 // or the next input element. The pad value is PADV2's scalar input when
 // given, otherwise 0, or the output zero point for INT8 and UINT8 (TFLite
-// Micro pads INT16 with 0). Order as TFLM's: the pad value is loaded once
-// before the walk, and each input element is loaded right before the output
-// element it becomes is stored (no memcpy, no reset pass).
+// Micro pads INT16 with 0). The nest, as TFLM orders it, is
+// ops/eval/pad_loops.h, up to five dimensions as TFLM's PadPrepare allows.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <limits>
-#include <vector>
 
 #include "../constant_operand.h"
 #include "../element_width.h"
+#include "../instance_kernel.h"
 #include "dmo/model/data_type.h"
+#include "dmo/ops/eval/pad_loops.h"
 #include "dmo/ops/kernels.h"
 
 namespace dmo {
@@ -51,41 +51,6 @@ uint64_t default_pad_bits(const OpContext& ctx, const Tensor& output) {
   return static_cast<uint8_t>(zero_point);
 }
 
-// The prepared padding: each output element in row-major order is the pad
-// value or the next input element.
-struct PadKernel {
-  int64_t output_elements = 0;
-  std::vector<int64_t> before, in_dims, out_dims;  // per dimension
-  bool has_constant = false;  // PADV2's pad value comes from input 2
-  uint64_t implicit_pad = 0;  // the pad value's bits otherwise
-  ElementWidth width = ElementWidth::k1;
-  // The output index being written (TFLM's PadImpl counts it in five nested
-  // loops; it needs no scratch buffer).
-  mutable std::vector<int64_t> index;
-
-  template <class Memory>
-  void eval(const KernelIO& io, Memory& mem) const {
-    const TensorRef& input = io.input(0);
-    const TensorRef& output = io.output(0);
-    const size_t rank = index.size();
-    with_element_width(width, [&]<typename U>() {
-      const U pad_value = has_constant ? mem.template load<U>(io.input(2), 0) : static_cast<U>(implicit_pad);
-      std::fill(index.begin(), index.end(), 0);
-      int64_t in = 0;
-      for (int64_t out = 0; out < output_elements; ++out) {
-        bool inside = true;
-        for (size_t d = 0; d < rank; ++d) inside = inside && index[d] >= before[d] && index[d] < before[d] + in_dims[d];
-        mem.template store<U>(output, out, inside ? mem.template load<U>(input, in++) : pad_value);
-        // Next output index in row-major order.
-        for (size_t d = rank; d-- > 0;) {
-          if (++index[d] < out_dims[d]) break;
-          index[d] = 0;
-        }
-      }
-    });
-  }
-};
-
 }  // namespace
 
 PreparedKernel prepare_pad(const OpContext& ctx) {
@@ -103,11 +68,13 @@ PreparedKernel prepare_pad(const OpContext& ctx) {
                                                  data_type_name(output.type()), data_type_name(type)));
   const size_t rank = input.rank();
   ctx.require(output.rank() == rank, fmt::format("input is {}-D but output is {}-D", rank, output.rank()));
+  ctx.require(rank <= static_cast<size_t>(kMaxPadRank),
+              fmt::format("input is {}-D; supported: up to {}-D", rank, kMaxPadRank));
 
   const std::vector<int64_t> paddings = constant_ints(ctx, 1, "paddings");
   ctx.require(paddings.size() == 2 * rank,
               fmt::format("paddings has {} values, expected 2 per dimension ({})", paddings.size(), 2 * rank));
-  std::vector<int64_t> before(rank), in_dims(rank), out_dims(rank);
+  int64_t before[kMaxPadRank] = {}, in_dims[kMaxPadRank] = {}, out_dims[kMaxPadRank] = {};
   for (size_t d = 0; d < rank; ++d) {
     before[d] = paddings[2 * d];
     const int64_t after = paddings[2 * d + 1];
@@ -137,16 +104,19 @@ PreparedKernel prepare_pad(const OpContext& ctx) {
   }
   const uint64_t implicit_pad = has_constant ? 0 : default_pad_bits(ctx, *output.tensor);
 
-  PadKernel k;
-  k.width = element_width(ctx, type);
-  k.output_elements = output.elements();
-  k.before = std::move(before);
-  k.in_dims = std::move(in_dims);
-  k.out_dims = std::move(out_dims);
-  k.has_constant = has_constant;
-  k.implicit_pad = implicit_pad;
-  k.index.assign(rank, 0);
-  return PreparedKernel::of(std::move(k));
+  PreparedKernel prepared;
+  with_element_width(element_width(ctx, type), [&]<typename U>() {
+    PadLoops<U> k;
+    k.rank = static_cast<int32_t>(rank);
+    std::copy(before, before + kMaxPadRank, k.before);
+    std::copy(in_dims, in_dims + kMaxPadRank, k.in_dims);
+    std::copy(out_dims, out_dims + kMaxPadRank, k.out_dims);
+    k.output_elements = output.elements();
+    k.has_constant = has_constant;
+    k.implicit_pad = static_cast<U>(implicit_pad);
+    prepared = instance_kernel(k, fmt::format("PadLoops<{}>", device_type_name<U>()), type);
+  });
+  return prepared;
 }
 
 }  // namespace dmo

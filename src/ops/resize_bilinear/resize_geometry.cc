@@ -9,7 +9,7 @@
 
 namespace dmo {
 
-ResizeGeometry resize_geometry(const OpContext& ctx, bool align_corners, bool half_pixel_centers) {
+ResizeShape resize_geometry(const OpContext& ctx, bool align_corners, bool half_pixel_centers) {
   require_operand_counts(ctx, 2, 1);
   const TensorRef& input = ctx.input(0);
   const TensorRef& output = ctx.output(0);
@@ -27,13 +27,13 @@ ResizeGeometry resize_geometry(const OpContext& ctx, bool align_corners, bool ha
                                                       shape_to_string(output.shape()), shape_to_string(expected),
                                                       shape_to_string(input.shape()), size[0], size[1]));
   require_output_type_matches_input(ctx);
-  ResizeGeometry g;
+  ResizeShape g;
   g.batches = input.dim(0);
   g.input_height = input.dim(1);
   g.input_width = input.dim(2);
   g.depth = input.dim(3);
-  g.output_height = size[0];
-  g.output_width = size[1];
+  g.output_height = static_cast<int32_t>(size[0]);
+  g.output_width = static_cast<int32_t>(size[1]);
   g.align_corners = align_corners;
   g.half_pixel_centers = half_pixel_centers;
   return g;

@@ -3,55 +3,25 @@
 // reference_ops::Slice: the input is padded at the front to 5-D, each axis
 // runs from begin to begin + size (size -1: to the end), and five nested
 // loops write the output in order, each element loaded right before it is
-// stored (SequentialTensorWriter::Write, no memcpy).
+// stored (SequentialTensorWriter::Write, no memcpy; the nest is
+// ops/eval/strided_slice_loops.h without block runs).
 // TFLM runs FLOAT32, INT32, INT8, INT16 and BOOL with INT32 or INT64 begin
 // and size (of one type) and up to 5-D inputs, and checks at eval that the
 // slice lies inside the input and has the output's element count; dmo
 // needs begin and size constant and checks the same in prepare.
 #include <fmt/format.h>
 
-#include <array>
+#include <algorithm>
 
 #include "../constant_operand.h"
 #include "../element_width.h"
 #include "../elementwise.h"
+#include "../instance_kernel.h"
 #include "../supported_types.h"
+#include "dmo/ops/eval/strided_slice_loops.h"
 #include "dmo/ops/kernels.h"
 
 namespace dmo {
-
-namespace {
-
-constexpr int kSliceRank = 5;
-
-struct SliceKernel {
-  std::array<int64_t, kSliceRank> dims{};  // the padded input shape
-  std::array<int64_t, kSliceRank> start{}, stop{};
-  ElementWidth width = ElementWidth::k1;
-
-  template <class Memory>
-  void eval(const KernelIO& io, Memory& mem) const {
-    const TensorRef& input = io.input(0);
-    const TensorRef& output = io.output(0);
-    with_element_width(width, [&]<typename U>() {
-      int64_t out = 0;
-      for (int64_t i0 = start[0]; i0 < stop[0]; ++i0) {
-        for (int64_t i1 = start[1]; i1 < stop[1]; ++i1) {
-          for (int64_t i2 = start[2]; i2 < stop[2]; ++i2) {
-            for (int64_t i3 = start[3]; i3 < stop[3]; ++i3) {
-              const int64_t row = (((i0 * dims[1] + i1) * dims[2] + i2) * dims[3] + i3) * dims[4];
-              for (int64_t i4 = start[4]; i4 < stop[4]; ++i4) {
-                mem.template store<U>(output, out++, mem.template load<U>(input, row + i4));
-              }
-            }
-          }
-        }
-      }
-    });
-  }
-};
-
-}  // namespace
 
 PreparedKernel prepare_slice(const OpContext& ctx) {
   require_operand_counts(ctx, 3, 1);
@@ -64,7 +34,7 @@ PreparedKernel prepare_slice(const OpContext& ctx) {
               fmt::format("begin is {} but size is {}; they must have one type", data_type_name(ctx.input(1).type()),
                           data_type_name(ctx.input(2).type())));
   const int rank = static_cast<int>(input.rank());
-  ctx.require(rank <= kSliceRank, fmt::format("input is {}-D; supported: up to {}-D", rank, kSliceRank));
+  ctx.require(rank <= kStridedSliceRank, fmt::format("input is {}-D; supported: up to {}-D", rank, kStridedSliceRank));
   ctx.require(ctx.input(1).rank() == 1 && ctx.input(2).rank() == 1,
               fmt::format("begin and size must be 1-D, got shapes {} and {}", shape_to_string(ctx.input(1).shape()),
                           shape_to_string(ctx.input(2).shape())));
@@ -73,15 +43,14 @@ PreparedKernel prepare_slice(const OpContext& ctx) {
   ctx.require(begin.size() == static_cast<size_t>(rank) && size.size() == begin.size(),
               fmt::format("begin and size have {} and {} values for a {}-D input", begin.size(), size.size(), rank));
 
-  SliceKernel k;
-  const int pad = kSliceRank - rank;
+  StridedSliceLoops<uint8_t> k;  // the walk; its element width is chosen below
+  const int pad = kStridedSliceRank - rank;
   int64_t sliced = 1;
-  for (int a = 0; a < kSliceRank; ++a) {
+  for (int a = 0; a < kStridedSliceRank; ++a) {
     const auto i = static_cast<size_t>(a);
     if (a < pad) {
       k.dims[i] = 1;
-      k.start[i] = 0;
-      k.stop[i] = 1;
+      k.axes[i] = SliceAxis{0, 1, 1};
       continue;
     }
     const auto axis = static_cast<size_t>(a - pad);
@@ -93,14 +62,19 @@ PreparedKernel prepare_slice(const OpContext& ctx) {
                 fmt::format("size {} of axis {} does not fit from begin {} in {}", size[axis], axis, begin[axis],
                             extent));
     k.dims[i] = extent;
-    k.start[i] = begin[axis];
-    k.stop[i] = begin[axis] + length;
+    k.axes[i] = SliceAxis{begin[axis], begin[axis] + length, 1};
     sliced *= length;
   }
   ctx.require(sliced == output.elements(), fmt::format("the slice has {} elements but output {} has {}", sliced,
                                                        shape_to_string(output.shape()), output.elements()));
-  k.width = element_width(ctx, input.type());
-  return PreparedKernel::of(std::move(k));
+  PreparedKernel prepared;
+  with_element_width(element_width(ctx, input.type()), [&]<typename U>() {
+    StridedSliceLoops<U> typed;
+    std::copy(k.dims, k.dims + kStridedSliceRank, typed.dims);
+    std::copy(k.axes, k.axes + kStridedSliceRank, typed.axes);
+    prepared = instance_kernel(typed, fmt::format("StridedSliceLoops<{}>", device_type_name<U>()), input.type());
+  });
+  return prepared;
 }
 
 }  // namespace dmo

@@ -3,7 +3,8 @@
 // everything), each axis gets a start and a stop from StridedSliceStartForAxis
 // and StridedSliceEndForAxis (negative indices count from the end, the masks
 // override, shrink_axis takes one element; `offset` is ignored, as TFLM's
-// BuildStridedSliceParams never sets it), then five nested loops write the output in order. When the
+// BuildStridedSliceParams never sets it), then five nested loops write the
+// output in order (ops/eval/strided_slice_loops.h). When the
 // innermost stride is 1, TFLM copies each innermost run with one memcpy
 // (SequentialTensorWriter::WriteN), here a block copy (ops/block_copy.h):
 // its order is unspecified, so each run's destination must lie wholly below
@@ -19,32 +20,21 @@
 
 #include "../constant_operand.h"
 #include "../element_width.h"
+#include "../instance_kernel.h"
 #include "dmo/model/data_type.h"
+#include "dmo/ops/eval/strided_slice_loops.h"
 #include "dmo/ops/kernels.h"
 
 namespace dmo {
 
 namespace {
 
-constexpr int kSliceRank = 5;
-
-struct AxisRange {
-  int64_t start = 0, stop = 0, stride = 1;
-
-  // Elements the loop `for (i = start; stride > 0 ? i < stop : i > stop; i += stride)` visits.
-  int64_t count() const {
-    const int64_t span = stride > 0 ? stop - start : start - stop;
-    const int64_t step = stride > 0 ? stride : -stride;
-    return span <= 0 ? 0 : (span + step - 1) / step;
-  }
-};
-
 int64_t clamp_index(int64_t v, int64_t lo, int64_t hi) { return std::min(std::max(v, lo), hi); }
 
 // strided_slice::StridedSliceStartForAxis and StridedSliceEndForAxis.
-AxisRange axis_range(int64_t size, int64_t begin, int64_t end, int64_t stride, bool begin_mask, bool end_mask,
+SliceAxis axis_range(int64_t size, int64_t begin, int64_t end, int64_t stride, bool begin_mask, bool end_mask,
                      bool shrink) {
-  AxisRange r;
+  SliceAxis r;
   r.stride = stride;
   int64_t start = begin < 0 ? begin + size : begin;
   start = stride > 0 ? clamp_index(start, 0, size) : clamp_index(start, -1, size - 1);
@@ -61,41 +51,6 @@ AxisRange axis_range(int64_t size, int64_t begin, int64_t end, int64_t stride, b
   r.stop = stop;
   return r;
 }
-
-// The prepared slice: the 5-D input dimensions and each axis's range.
-struct StridedSliceKernel {
-  std::array<int64_t, kSliceRank> dims{};
-  std::array<AxisRange, kSliceRank> ranges{};
-  ElementWidth width = ElementWidth::k1;
-
-  template <class Memory>
-  void eval(const KernelIO& io, Memory& mem) const {
-    const TensorRef& input = io.input(0);
-    const TensorRef& output = io.output(0);
-    auto in_range = [](int64_t i, const AxisRange& r) { return r.stride > 0 ? i < r.stop : i > r.stop; };
-    with_element_width(width, [&]<typename U>() {
-      int64_t out = 0;
-      for (int64_t i0 = ranges[0].start; in_range(i0, ranges[0]); i0 += ranges[0].stride) {
-        for (int64_t i1 = ranges[1].start; in_range(i1, ranges[1]); i1 += ranges[1].stride) {
-          for (int64_t i2 = ranges[2].start; in_range(i2, ranges[2]); i2 += ranges[2].stride) {
-            for (int64_t i3 = ranges[3].start; in_range(i3, ranges[3]); i3 += ranges[3].stride) {
-              const int64_t row = (((i0 * dims[1] + i1) * dims[2] + i2) * dims[3] + i3) * dims[4];
-              if (ranges[4].stride == 1) {
-                const int64_t length = ranges[4].stop - ranges[4].start;
-                if (length > 0) mem.template copy<U>(output, out, input, row + ranges[4].start, length);
-                out += std::max<int64_t>(length, 0);
-                continue;
-              }
-              for (int64_t i4 = ranges[4].start; in_range(i4, ranges[4]); i4 += ranges[4].stride) {
-                mem.template store<U>(output, out++, mem.template load<U>(input, row + i4));
-              }
-            }
-          }
-        }
-      }
-    });
-  }
-};
 
 }  // namespace
 
@@ -115,7 +70,7 @@ PreparedKernel prepare_strided_slice(const OpContext& ctx) {
                                                          data_type_name(output.type()),
                                                          data_type_name(input.type())));
   const int rank = static_cast<int>(input.rank());
-  ctx.require(rank >= 1 && rank <= kSliceRank, fmt::format("input is {}-D; supported: 1-D to 5-D", rank));
+  ctx.require(rank >= 1 && rank <= kStridedSliceRank, fmt::format("input is {}-D; supported: 1-D to 5-D", rank));
   const std::vector<int64_t> begin = constant_ints(ctx, 1, "begin");
   const std::vector<int64_t> end = constant_ints(ctx, 2, "end");
   const std::vector<int64_t> strides = constant_ints(ctx, 3, "strides");
@@ -125,14 +80,14 @@ PreparedKernel prepare_strided_slice(const OpContext& ctx) {
                           end.size(), strides.size(), rank));
 
   // Pad to 5-D at the front; padded axes have size 1 and take their element.
-  const int pad = kSliceRank - rank;
-  std::array<int64_t, kSliceRank> dims{};
-  std::array<AxisRange, kSliceRank> ranges{};
+  const int pad = kStridedSliceRank - rank;
+  std::array<int64_t, kStridedSliceRank> dims{};
+  std::array<SliceAxis, kStridedSliceRank> ranges{};
   Shape expected_shape;
-  for (int a = 0; a < kSliceRank; ++a) {
+  for (int a = 0; a < kStridedSliceRank; ++a) {
     if (a < pad) {
       dims[a] = 1;
-      ranges[a] = AxisRange{0, 1, 1};
+      ranges[a] = SliceAxis{0, 1, 1};
       continue;
     }
     const int axis = a - pad;
@@ -155,11 +110,15 @@ PreparedKernel prepare_strided_slice(const OpContext& ctx) {
               fmt::format("output shape {} differs from the slice's shape {}", shape_to_string(output.shape()),
                           shape_to_string(expected_shape)));
 
-  StridedSliceKernel k;
-  k.width = element_width(ctx, input.type());
-  k.dims = dims;
-  k.ranges = ranges;
-  return PreparedKernel::of(std::move(k));
+  PreparedKernel prepared;
+  with_element_width(element_width(ctx, input.type()), [&]<typename U>() {
+    StridedSliceLoops<U> k;
+    std::copy(dims.begin(), dims.end(), k.dims);
+    std::copy(ranges.begin(), ranges.end(), k.axes);
+    k.block_runs = true;
+    prepared = instance_kernel(k, fmt::format("StridedSliceLoops<{}>", device_type_name<U>()), input.type());
+  });
+  return prepared;
 }
 
 }  // namespace dmo

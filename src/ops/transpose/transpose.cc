@@ -1,8 +1,8 @@
 // TRANSPOSE with a constant permutation, mirroring TFLM's transpose kernel
 // (TransposePrepare, TransposeEval) and reference_ops::Transpose
-// (TransposeImpl): the output is walked in row-major order and each element
-// is loaded from the input at the permuted position right before it is
-// stored, one element at a time (no memcpy). When the permutation keeps the
+// (TransposeImpl; the nest is ops/eval/transpose_loops.h): the output is
+// walked in row-major order and each element is loaded from the input at
+// the permuted position right before it is stored (no memcpy). When the permutation keeps the
 // leading axes in place, the input is read ahead of the writes, so the
 // output may overlap the input's start.
 // TFLM runs FLOAT32, INT8 and INT16 with 1-D to 5-D inputs; it checks the
@@ -10,53 +10,19 @@
 // a bad model would turn into reads outside the input: dmo checks both.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
+#include <cstdint>
 
 #include "../constant_operand.h"
 #include "../element_width.h"
 #include "../elementwise.h"
+#include "../instance_kernel.h"
 #include "../supported_types.h"
+#include "dmo/ops/eval/transpose_loops.h"
 #include "dmo/ops/kernels.h"
 
 namespace dmo {
-
-namespace {
-
-constexpr int kMaxTransposeRank = 5;
-
-// The prepared permutation: per output axis its extent and the input
-// stride that walks it.
-struct TransposeKernel {
-  int rank = 0;
-  std::array<int64_t, kMaxTransposeRank> out_dims{};
-  std::array<int64_t, kMaxTransposeRank> in_strides{};
-  int64_t elements = 0;
-  ElementWidth width = ElementWidth::k1;
-
-  template <class Memory>
-  void eval(const KernelIO& io, Memory& mem) const {
-    const TensorRef& input = io.input(0);
-    const TensorRef& output = io.output(0);
-    with_element_width(width, [&]<typename U>() {
-      std::array<int64_t, kMaxTransposeRank> index{};
-      int64_t in = 0;
-      for (int64_t out = 0; out < elements; ++out) {
-        mem.template store<U>(output, out, mem.template load<U>(input, in));
-        // Next output element: the innermost axis moves fastest.
-        for (int d = rank - 1; d >= 0; --d) {
-          if (++index[d] < out_dims[d]) {
-            in += in_strides[d];
-            break;
-          }
-          in -= (out_dims[d] - 1) * in_strides[d];
-          index[d] = 0;
-        }
-      }
-    });
-  }
-};
-
-}  // namespace
 
 PreparedKernel prepare_transpose(const OpContext& ctx) {
   require_operand_counts(ctx, 2, 1);
@@ -79,9 +45,7 @@ PreparedKernel prepare_transpose(const OpContext& ctx) {
     used[static_cast<size_t>(p)] = true;
   }
 
-  TransposeKernel k;
-  k.rank = rank;
-  std::array<int64_t, kMaxTransposeRank> input_strides{};
+  std::array<int64_t, kMaxTransposeRank> input_strides{}, out_dims{}, in_strides{};
   int64_t stride = 1;
   for (int d = rank - 1; d >= 0; --d) {
     input_strides[static_cast<size_t>(d)] = stride;
@@ -91,15 +55,22 @@ PreparedKernel prepare_transpose(const OpContext& ctx) {
   for (int d = 0; d < rank; ++d) {
     const auto from = static_cast<size_t>(perm[static_cast<size_t>(d)]);
     expected.push_back(input.dim(from));
-    k.out_dims[static_cast<size_t>(d)] = input.dim(from);
-    k.in_strides[static_cast<size_t>(d)] = input_strides[from];
+    out_dims[static_cast<size_t>(d)] = input.dim(from);
+    in_strides[static_cast<size_t>(d)] = input_strides[from];
   }
   ctx.require(output.shape() == expected,
               fmt::format("output shape {} is not the input's {} permuted by perm: {}", shape_to_string(output.shape()),
                           shape_to_string(input.shape()), shape_to_string(expected)));
-  k.elements = output.elements();
-  k.width = element_width(ctx, input.type());
-  return PreparedKernel::of(std::move(k));
+  PreparedKernel prepared;
+  with_element_width(element_width(ctx, input.type()), [&]<typename U>() {
+    TransposeLoops<U> k;
+    k.rank = rank;
+    std::copy(out_dims.begin(), out_dims.end(), k.out_dims);
+    std::copy(in_strides.begin(), in_strides.end(), k.in_strides);
+    k.elements = output.elements();
+    prepared = instance_kernel(k, fmt::format("TransposeLoops<{}>", device_type_name<U>()), input.type());
+  });
+  return prepared;
 }
 
 }  // namespace dmo

@@ -10,37 +10,12 @@
 #include <variant>
 
 #include "../element_width.h"
+#include "../instance_kernel.h"
 #include "../supported_types.h"
+#include "dmo/ops/eval/pack_loops.h"
 #include "dmo/ops/kernels.h"
 
 namespace dmo {
-
-namespace {
-
-struct UnpackKernel {
-  int64_t outer = 1;
-  int64_t run = 1;  // the elements after the axis
-  ElementWidth width = ElementWidth::k1;
-
-  template <class Memory>
-  void eval(const KernelIO& io, Memory& mem) const {
-    const TensorRef& input = io.input(0);
-    const auto count = static_cast<int64_t>(io.outputs.size());
-    with_element_width(width, [&]<typename U>() {
-      for (int64_t i = 0; i < count; ++i) {
-        const TensorRef& output = io.output(static_cast<size_t>(i));
-        for (int64_t k = 0; k < outer; ++k) {
-          const int64_t from = (k * count + i) * run;
-          for (int64_t j = 0; j < run; ++j) {
-            mem.template store<U>(output, k * run + j, mem.template load<U>(input, from + j));
-          }
-        }
-      }
-    });
-  }
-};
-
-}  // namespace
 
 PreparedKernel prepare_unpack(const OpContext& ctx) {
   const auto* params = std::get_if<UnpackParams>(&ctx.op->params);
@@ -68,11 +43,15 @@ PreparedKernel prepare_unpack(const OpContext& ctx) {
                 fmt::format("output {} has shape {}; the input without axis {} is {}", i,
                             shape_to_string(output.shape()), axis, shape_to_string(expected)));
   }
-  UnpackKernel k;
-  for (int64_t d = 0; d < axis; ++d) k.outer *= input.dim(static_cast<size_t>(d));
-  for (int64_t d = axis + 1; d < rank; ++d) k.run *= input.dim(static_cast<size_t>(d));
-  k.width = element_width(ctx, input.type());
-  return PreparedKernel::of(std::move(k));
+  int64_t outer = 1, run = 1;  // the elements before and after the axis
+  for (int64_t d = 0; d < axis; ++d) outer *= input.dim(static_cast<size_t>(d));
+  for (int64_t d = axis + 1; d < rank; ++d) run *= input.dim(static_cast<size_t>(d));
+  PreparedKernel prepared;
+  with_element_width(element_width(ctx, input.type()), [&]<typename U>() {
+    const UnpackLoops<U> k{static_cast<int32_t>(ctx.outputs.size()), outer, run};
+    prepared = instance_kernel(k, fmt::format("UnpackLoops<{}>", device_type_name<U>()), input.type());
+  });
+  return prepared;
 }
 
 }  // namespace dmo

@@ -33,6 +33,10 @@ struct AddSubRequantization {
   int32_t to_output(int32_t raw) const {
     return std::min(std::max(multiply_by_quantized_multiplier(raw, output) + output_offset, range.min), range.max);
   }
+  template <class F>
+  void each_field(F&& f) const {
+    f(input1_offset), f(input2_offset), f(output_offset), f(left_shift), f(input1), f(input2), f(output), f(range);
+  }
 };
 
 // FLOAT32 ADD on one broadcast pair of inputs, clamped to the fused
@@ -42,11 +46,32 @@ struct FloatAdd {
   float operator()(float a, float b) const { return std::min(std::max(a + b, range.min), range.max); }
 };
 
+// FLOAT32 SUB, the same way (reference_ops::SubWithActivation).
+struct FloatSub {
+  FloatRange range;
+  float operator()(float a, float b) const { return std::min(std::max(a - b, range.min), range.max); }
+  template <class F>
+  void each_field(F&& f) const {
+    f(range);
+  }
+};
+
 // Quantized ADD with output type T on one broadcast pair of inputs.
 template <typename T>
 struct QuantizedAdd {
   AddSubRequantization q;
   T operator()(T a, T b) const { return static_cast<T>(q.add(a, b)); }
+};
+
+// Quantized SUB with output type T on one broadcast pair of inputs.
+template <typename T>
+struct QuantizedSub {
+  AddSubRequantization q;
+  T operator()(T a, T b) const { return static_cast<T>(q.subtract(a, b)); }
+  template <class F>
+  void each_field(F&& f) const {
+    f(q);
+  }
 };
 
 }  // namespace dmo

@@ -24,6 +24,11 @@ struct BroadcastLayout {
   std::array<int32_t, kMaxRank> dims_{};
   Strides stride_a_{}, stride_b_{};
   bool flat_ = true;
+
+  template <class F>
+  void each_field(F&& f) const {
+    f(rank_), f(dims_), f(stride_a_), f(stride_b_), f(flat_);
+  }
 };
 
 // Walks the output of a BroadcastLayout in row-major order, each input
@@ -84,5 +89,23 @@ void broadcast_binary(const BroadcastLayout& shape, const IO& io, Memory& mem, c
     mem.template store<T>(out, i, f(x, y));
   }
 }
+
+// broadcast_binary with its layout and per-pair arithmetic F (an aggregate
+// of plain values) as one kernel: what generated code defines from the
+// host kernel's fields and calls.
+template <typename T, class F>
+struct BroadcastBinaryLoops {
+  BroadcastLayout layout;
+  F f;
+
+  template <class IO, class Memory>
+  void eval(const IO& io, Memory& mem) const {
+    broadcast_binary<T>(layout, io, mem, f);
+  }
+  template <class G>
+  void each_field(G&& g) const {
+    g(layout), g(f);
+  }
+};
 
 }  // namespace dmo

@@ -15,4 +15,30 @@ void map_elements_loops(const IO& io, Memory& mem, int64_t elements, const F& f)
   }
 }
 
+// The nest over a prepared tensor with its per-element arithmetic F (an
+// aggregate of plain values), as one kernel: what generated code defines
+// from the host kernel's fields and calls.
+template <typename In, typename Out, class F>
+struct MapElementsLoops {
+  int64_t elements = 0;
+  F f;
+
+  template <class IO, class Memory>
+  void eval(const IO& io, Memory& mem) const {
+    map_elements_loops<In, Out>(io, mem, elements, f);
+  }
+  template <class G>
+  void each_field(G&& g) const {
+    g(elements), g(f);
+  }
+};
+
+// The element itself: EXPAND_DIMS's copy, element by element.
+template <typename T>
+struct SameValue {
+  T operator()(T x) const { return x; }
+  template <class G>
+  void each_field(G&&) const {}
+};
+
 }  // namespace dmo

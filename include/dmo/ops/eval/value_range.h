@@ -8,10 +8,20 @@ namespace dmo {
 
 struct FloatRange {
   float min, max;
+
+  template <class F>
+  void each_field(F&& f) const {
+    f(min), f(max);
+  }
 };
 
 struct QuantizedRange {
   int32_t min, max;
+
+  template <class F>
+  void each_field(F&& f) const {
+    f(min), f(max);
+  }
 };
 
 }  // namespace dmo
