@@ -141,9 +141,9 @@ TEST(Codegen, HostProjectOfPaddingResizingAndActivationsPrintsTheInterpretersHas
   expect_graph_project_prints_the_interpreters_hash(b.finish(), scratch);
 }
 
-// STRIDED_SLICE (unit and negative strides), SLICE, and LOGISTIC and TANH
-// (int8, uint8 and float LOGISTIC) as recurrent and detection models use
-// them.
+// STRIDED_SLICE (unit and negative strides), SLICE, LOGISTIC and TANH
+// (int8, uint8 and float LOGISTIC) and HARD_SWISH (int8, float) as
+// recurrent, detection and MobileNet v3 models use them.
 TEST(Codegen, HostProjectOfSlicesAndSigmoidsPrintsTheInterpretersHash) {
   GraphBuilder b("slices and sigmoids");
   const Quantization q{{1.0f / 16}, {2}, 0};
@@ -162,6 +162,8 @@ TEST(Codegen, HostProjectOfSlicesAndSigmoidsPrintsTheInterpretersHash) {
   const int32_t u_tanh = b.add_tensor("u_tanh", DataType::kUInt8, {2, 9}, Quantization{{1.0f / 128}, {128}, 0});
   const int32_t f_in = b.add_tensor("f_in", DataType::kFloat32, {3, 8});
   const int32_t f_logistic = b.add_tensor("f_logistic", DataType::kFloat32, {3, 8});
+  const int32_t swish = b.add_tensor("swish", DataType::kInt8, {1, 6, 7, 5}, Quantization{{1.0f / 20}, {-9}, 0});
+  const int32_t f_swish = b.add_tensor("f_swish", DataType::kFloat32, {3, 8});
   b.add_op(OpKind::kStridedSlice, {in, ints("b1", {0, 1, 0, 0}), ints("e1", {1, 6, 7, 4}), ints("s1", {1, 2, 1, 1})},
            {unit}, StridedSliceParams{});
   b.add_op(OpKind::kStridedSlice, {unit, ints("b2", {0, 0, -1, 3}), ints("e2", {1, 3, 0, 0}), ints("s2", {1, 1, -2, -2})},
@@ -172,14 +174,16 @@ TEST(Codegen, HostProjectOfSlicesAndSigmoidsPrintsTheInterpretersHash) {
   b.add_op(OpKind::kLogistic, {u_in}, {u_logistic});
   b.add_op(OpKind::kTanh, {u_in}, {u_tanh});
   b.add_op(OpKind::kLogistic, {f_in}, {f_logistic});
+  b.add_op(OpKind::kHardSwish, {in}, {swish});
+  b.add_op(OpKind::kHardSwish, {f_logistic}, {f_swish});
   b.set_inputs({in, u_in, f_in});
-  b.set_outputs({logistic, tanh, u_logistic, u_tanh, f_logistic});
+  b.set_outputs({logistic, tanh, u_logistic, u_tanh, swish, f_swish});
   ScratchDirectory scratch;
   expect_graph_project_prints_the_interpreters_hash(b.finish(), scratch);
 }
 
-// SUB (int8 with a broadcast input and a fused RELU, float), PACK and
-// UNPACK, as recurrent models chain them.
+// SUB (int8 with a broadcast input and a fused RELU, float), PACK,
+// UNPACK, MAXIMUM and MINIMUM, as recurrent models chain them.
 TEST(Codegen, HostProjectOfSubPackAndUnpackPrintsTheInterpretersHash) {
   GraphBuilder b("sub, pack and unpack");
   const Quantization q{{1.0f / 16}, {2}, 0};
@@ -198,8 +202,13 @@ TEST(Codegen, HostProjectOfSubPackAndUnpackPrintsTheInterpretersHash) {
   b.add_op(OpKind::kUnpack, {diff}, parts, UnpackParams{3, 1});
   b.add_op(OpKind::kPack, parts, {packed}, PackParams{3, 2});
   b.add_op(OpKind::kSub, {f_a, f_b}, {f_diff}, ElementwiseParams{Activation::kRelu6});
-  b.set_inputs({a, row, f_a, f_b});
-  b.set_outputs({packed, f_diff});
+  const int32_t floor = b.add_tensor("floor", DataType::kInt8, {5}, q);
+  const int32_t highest = b.add_tensor("highest", DataType::kInt8, {2, 3, 5}, q);
+  const int32_t lowest = b.add_tensor("lowest", DataType::kFloat32, {4, 6});
+  b.add_op(OpKind::kMaximum, {a, floor}, {highest});
+  b.add_op(OpKind::kMinimum, {f_diff, f_a}, {lowest});
+  b.set_inputs({a, row, f_a, f_b, floor});
+  b.set_outputs({packed, f_diff, highest, lowest});
   ScratchDirectory scratch;
   expect_graph_project_prints_the_interpreters_hash(b.finish(), scratch);
 }
@@ -268,7 +277,9 @@ INSTANTIATE_TEST_SUITE_P(Models, CodegenCortexM4,
                                          "litert_mobilenet_like_model", "litert_multi_add",
                                          // MUL, SPLIT and CONCATENATION
                                          "litert_topo_sort_fork_split", "litert_topo_sort_interleaved",
-                                         "coral_split_concat", "litert_concat"));
+                                         "coral_split_concat", "litert_concat",
+                                         // PAD, LEAKY_RELU, RESIZE_NEAREST_NEIGHBOR, TRANSPOSE, EXPAND_DIMS
+                                         "tflm_pr_id_model", "tflm_pr_retinaface"));
 
 bool have_arm_tools() { return have("arm-none-eabi-g++") && have("qemu-system-arm"); }
 

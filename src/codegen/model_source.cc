@@ -53,11 +53,16 @@ std::string range_text(const QuantizedRange& r) { return fmt::format("{{{}, {}}}
 
 std::string multiplier_text(const QuantizedMultiplier& m) { return fmt::format("{{{}, {}}}", m.multiplier, m.shift); }
 
-// A float as a hexadecimal literal: the same bits on every compiler.
+// A float as a hexadecimal literal: the same bits on every compiler
+// (infinities and NaN as the compiler's builtins).
 std::string float_text(float v) {
   if (std::isnan(v)) return "__builtin_nanf(\"\")";
   if (std::isinf(v)) return v > 0 ? "__builtin_inff()" : "-__builtin_inff()";
   return fmt::format("{:a}f", v);
+}
+
+std::string float_range_text(const FloatRange& r) {
+  return fmt::format("{{{}, {}}}", float_text(r.min), float_text(r.max));
 }
 
 // An aggregate's initializer (ops/device_instance.h), braces nested as its members.
@@ -78,9 +83,6 @@ std::string initializer_text(const std::vector<DeviceValue>& values) {
     else text += float_text(std::get<float>(v));
   }
   return text + "}";
-}
-std::string float_range_text(const FloatRange& r) {
-  return fmt::format("{{{}, {}}}", float_text(r.min), float_text(r.max));
 }
 
 class ModelWriter {
@@ -103,7 +105,9 @@ class ModelWriter {
              "#include \"dmo/ops/eval/device_tensor.h\"\n"
              "#include \"dmo/ops/eval/flat_copy.h\"\n"
              "#include \"dmo/ops/eval/fully_connected_loops.h\"\n"
+             "#include \"dmo/ops/eval/hard_swish_arithmetic.h\"\n"
              "#include \"dmo/ops/eval/map_elements_loops.h\"\n"
+             "#include \"dmo/ops/eval/min_max_arithmetic.h\"\n"
              "#include \"dmo/ops/eval/mul_arithmetic.h\"\n"
              "#include \"dmo/ops/eval/pack_loops.h\"\n"
              "#include \"dmo/ops/eval/pad_loops.h\"\n"

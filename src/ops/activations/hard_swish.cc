@@ -5,7 +5,8 @@
 //    16-bit fixed point: the input on a 2^7 finer scale, a "relu-ish" factor
 //    in [0, 1] from rescaling [-3, 3], multiplied together and shifted to
 //    the output scale. Multipliers are 16-bit (HardSwishPrepare).
-// Both walk the tensor flat as TFLM does: element i loaded, then stored.
+// Both walk the tensor flat as TFLM does: element i loaded, then stored;
+// the arithmetic is ops/eval/hard_swish_arithmetic.h's.
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -13,19 +14,13 @@
 #include <fmt/format.h>
 
 #include "../elementwise.h"
+#include "../instance_kernel.h"
+#include "dmo/ops/eval/hard_swish_arithmetic.h"
 #include "dmo/ops/fixed_point.h"
 #include "dmo/ops/kernels.h"
 
 namespace dmo {
 namespace {
-
-struct HardSwishParams {
-  int32_t input_zero_point = 0, output_zero_point = 0;
-  int16_t reluish_multiplier = 0;
-  int reluish_exponent = 0;
-  int16_t output_multiplier = 0;
-  int output_exponent = 0;
-};
 
 // The upper 16 bits of a Q31 multiplier, rounded, saturating at the top.
 int16_t to_int16_multiplier(int32_t multiplier) {
@@ -53,56 +48,6 @@ HardSwishParams hard_swish_params(const OpContext& ctx) {
   return p;
 }
 
-// gemmlowp's 16-bit SaturatingRoundingDoublingHighMul.
-int16_t rounding_doubling_high_mul16(int16_t a, int16_t b) {
-  if (a == b && a == std::numeric_limits<int16_t>::min()) return std::numeric_limits<int16_t>::max();
-  const int32_t ab = int32_t{a} * int32_t{b};
-  const int32_t nudge = ab >= 0 ? (1 << 14) : (1 - (1 << 14));
-  return static_cast<int16_t>((ab + nudge) / (1 << 15));
-}
-
-// The same, truncating instead of rounding (SaturatingDoublingHighMul).
-int16_t doubling_high_mul16(int16_t a, int16_t b) {
-  if (a == b && a == std::numeric_limits<int16_t>::min()) return std::numeric_limits<int16_t>::max();
-  return static_cast<int16_t>((int32_t{a} * int32_t{b}) / (1 << 15));
-}
-
-int16_t saturating_left_shift16(int16_t value, int amount) {
-  const int64_t result = int64_t{value} * (int64_t{1} << amount);
-  return static_cast<int16_t>(std::clamp<int64_t>(result, std::numeric_limits<int16_t>::min(),
-                                                  std::numeric_limits<int16_t>::max()));
-}
-
-// gemmlowp's RoundingDivideByPOT on int16 values.
-int16_t rounding_divide_by_pot16(int16_t x, int exponent) {
-  const auto mask = static_cast<int16_t>((int64_t{1} << exponent) - 1);
-  const auto remainder = static_cast<int16_t>(x & mask);
-  const auto threshold = static_cast<int16_t>((mask >> 1) + (x < 0 ? 1 : 0));
-  return static_cast<int16_t>((x >> exponent) + (remainder > threshold ? 1 : 0));
-}
-
-template <typename T>
-T hard_swish_quantized(const HardSwishParams& p, T x) {
-  const auto input_value = static_cast<int16_t>(x - p.input_zero_point);
-  const auto input_value_on_hires_input_scale = static_cast<int16_t>(input_value * (1 << 7));
-  const int16_t input_value_on_preshift_output_scale =
-      rounding_doubling_high_mul16(input_value_on_hires_input_scale, p.output_multiplier);
-  // The relu-ish factor: the input on a scale where 3.0 is 32768, saturated.
-  int16_t reluish_value = input_value_on_hires_input_scale;
-  if (p.reluish_exponent > 0) reluish_value = saturating_left_shift16(reluish_value, p.reluish_exponent - 1);
-  reluish_value = rounding_doubling_high_mul16(reluish_value, p.reluish_multiplier);
-  if (p.reluish_exponent > 0) reluish_value = saturating_left_shift16(reluish_value, 1);
-  if (p.reluish_exponent < 0) reluish_value = rounding_divide_by_pot16(reluish_value, -p.reluish_exponent);
-  // From [-1, 1] to [0, 1].
-  reluish_value = static_cast<int16_t>((reluish_value + (1 << 15)) >> 1);
-  const int16_t preshift_output_value = doubling_high_mul16(reluish_value, input_value_on_preshift_output_scale);
-  auto output_value = rounding_divide_by_pot16(preshift_output_value, -p.output_exponent);
-  output_value = static_cast<int16_t>(output_value + p.output_zero_point);
-  output_value = std::min<int16_t>(output_value, std::numeric_limits<T>::max());
-  output_value = std::max<int16_t>(output_value, std::numeric_limits<T>::min());
-  return static_cast<T>(output_value);
-}
-
 }  // namespace
 
 PreparedKernel prepare_hard_swish(const OpContext& ctx) {
@@ -112,16 +57,13 @@ PreparedKernel prepare_hard_swish(const OpContext& ctx) {
   const DataType type = ctx.input(0).type();
   switch (type) {
     case DataType::kFloat32:
-      return map_elements_kernel<float, float>(
-          [](float in) { return in * std::min(6.0f, std::max(0.0f, in + 3)) / 6; });
-    case DataType::kInt8: {
-      const HardSwishParams p = hard_swish_params(ctx);
-      return map_elements_kernel<int8_t, int8_t>([p](int8_t x) { return hard_swish_quantized(p, x); });
-    }
-    case DataType::kUInt8: {
-      const HardSwishParams p = hard_swish_params(ctx);
-      return map_elements_kernel<uint8_t, uint8_t>([p](uint8_t x) { return hard_swish_quantized(p, x); });
-    }
+      return map_elements_instance<float, float>(FloatHardSwish{}, "FloatHardSwish", ctx.output(0).elements(), type);
+    case DataType::kInt8:
+      return map_elements_instance<int8_t, int8_t>(QuantizedHardSwish<int8_t>{hard_swish_params(ctx)},
+                                                   "QuantizedHardSwish<int8_t>", ctx.output(0).elements(), type);
+    case DataType::kUInt8:
+      return map_elements_instance<uint8_t, uint8_t>(QuantizedHardSwish<uint8_t>{hard_swish_params(ctx)},
+                                                     "QuantizedHardSwish<uint8_t>", ctx.output(0).elements(), type);
     default: fail_unsupported_type(ctx, "input", type, "FLOAT32, INT8, UINT8");
   }
 }

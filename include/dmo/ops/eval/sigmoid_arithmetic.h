@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 
 #include "dmo/ops/eval/exp_float.h"
@@ -31,6 +32,15 @@ struct SigmoidInput {
   fixed::Q<kSigmoidInputIntegerBits> rescaled(int32_t difference) const {
     return fixed::Q<kSigmoidInputIntegerBits>{multiply_by_quantized_multiplier(difference, multiplier)};
   }
+  // Whether `difference` lies beyond the radius, and then the output: T's
+  // lowest or highest value.
+  template <typename T>
+  bool saturates(int32_t difference, T& output) const {
+    if (difference <= -radius) output = std::numeric_limits<T>::min();
+    else if (difference >= radius) output = std::numeric_limits<T>::max();
+    else return false;
+    return true;
+  }
   template <class F>
   void each_field(F&& f) const {
     f(zero_point), f(multiplier), f(radius);
@@ -43,13 +53,11 @@ struct QuantizedLogistic {
   SigmoidInput s;
 
   T operator()(T x) const {
-    constexpr bool kSigned = std::is_same_v<T, int8_t>;
     const int32_t difference = static_cast<int32_t>(x) - s.zero_point;
-    if (difference <= -s.radius) return kSigned ? -128 : 0;
-    if (difference >= s.radius) return kSigned ? 127 : 255;
+    if (T saturated; s.saturates(difference, saturated)) return saturated;
     // The logistic in Q0.31 rescaled to 8 fractional bits (units of 1/256).
     const int32_t in_256ths = rounding_divide_by_pot(fixed::logistic(s.rescaled(difference)).raw, 31 - 8);
-    if constexpr (kSigned) {
+    if constexpr (std::is_same_v<T, int8_t>) {
       const int32_t v = in_256ths - 128;
       return static_cast<T>(v < -128 ? -128 : v > 127 ? 127 : v);
     } else {
@@ -68,13 +76,11 @@ struct QuantizedTanh {
   SigmoidInput s;
 
   T operator()(T x) const {
-    constexpr bool kSigned = std::is_same_v<T, int8_t>;
     const int32_t difference = static_cast<int32_t>(x) - s.zero_point;
-    if (difference <= -s.radius) return kSigned ? -128 : 0;
-    if (difference >= s.radius) return kSigned ? 127 : 255;
+    if (T saturated; s.saturates(difference, saturated)) return saturated;
     // tanh in Q0.31 rescaled to 7 fractional bits (units of 1/128).
     const int32_t in_128ths = rounding_divide_by_pot(fixed::tanh(s.rescaled(difference)).raw, 31 - 7);
-    if constexpr (kSigned) {
+    if constexpr (std::is_same_v<T, int8_t>) {
       return static_cast<T>(in_128ths < -128 ? -128 : in_128ths > 127 ? 127 : in_128ths);
     } else {
       return static_cast<T>(in_128ths + 128 < 255 ? in_128ths + 128 : 255);
