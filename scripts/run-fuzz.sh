@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs every libFuzzer target of a DMO_FUZZ build for SECONDS each, one
-# process at a time, on a corpus built here: the seeds dmo_fuzz_seeds makes,
+# Runs every libFuzzer target of a DMO_FUZZ build for SECONDS each, two
+# processes at a time (DMO_FUZZ_JOBS=N for N; a fuzzer uses one core), on
+# a corpus built here: the seeds dmo_fuzz_seeds makes,
 # plus the shared models (those up to 64 KiB, so that executions stay fast)
 # and the negative files when ../shared (or $DMO_SHARED_DIR) is present.
 # Fails when a target finds anything (crash, sanitizer report, leak, input
@@ -46,8 +47,11 @@ slow_again() {
   return 0
 }
 
-status=0
-for target in "${targets[@]}"; do
+# Fuzzes one target; prints its summary line and writes ok or FAILED to
+# fuzz-logs/<target>.result.
+fuzz_target() {
+  local target="$1" dict binary corpus log start runs result left part finished done_now cov_now cov="" artifact
+  local args=()
   case "$target" in
     tflite_reader | round_trip) dict="$root/fuzz/tflite.dict" ;;
     plan_file | lackey_trace) dict="$root/fuzz/$target.dict" ;;
@@ -77,7 +81,7 @@ for target in "${targets[@]}"; do
     done_now=$(sed -n 's/^stat::number_of_executed_units: *//p' "$part" | tail -1 || true)
     runs=$((runs + ${done_now:-0}))
     cov_now=$(grep -o 'cov: [0-9]*' "$part" | tail -1 | cut -d' ' -f2 || true)
-    cov=${cov_now:-${cov:-}}
+    cov=${cov_now:-$cov}
     [ "$finished" = 1 ] && break
     artifact=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$part" | tail -1)
     if grep -q 'SUMMARY: libFuzzer: timeout' "$part" && [ -n "$artifact" ] && ! slow_again "$binary" "$artifact" "$log"; then
@@ -89,10 +93,24 @@ for target in "${targets[@]}"; do
     break
   done
   rm -f "$build/fuzz-logs/$target.part.log"
+  echo "$result" >"$build/fuzz-logs/$target.result"
   echo "fuzz_$target: $result, $runs executions, cov ${cov:-?}, $(($(date +%s) - start)) s"
-  if [ "$result" != ok ]; then
+}
+
+jobs_at_once="${DMO_FUZZ_JOBS:-2}"
+rm -f "$build"/fuzz-logs/*.result
+for target in "${targets[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs_at_once" ]; do wait -n || true; done
+  fuzz_target "$target" &
+done
+wait
+
+status=0
+for target in "${targets[@]}"; do
+  if [ "$(cat "$build/fuzz-logs/$target.result" 2>/dev/null)" != ok ]; then
     status=1
-    tail -n 40 "$log"
+    echo "fuzz_$target failed; the end of its log:"
+    tail -n 40 "$build/fuzz-logs/$target.log"
   fi
 done
 exit $status
