@@ -59,13 +59,23 @@ TEST(Codegen, HostProjectOfAFloatModelPrintsTheInterpretersHash) {
   expect_host_project_prints_the_interpreters_hash("mobilenet_v1_0.25_128_float32");
 }
 
-// Writes `graph` to a model file in `scratch` and checks its host project.
+// Writes `graph` to a model file in `scratch` and checks its host project
+// and, where the Arm tools are installed, its Cortex-M4 image under QEMU
+// (built without a warning).
 void expect_graph_project_prints_the_interpreters_hash(const Graph& graph, const ScratchDirectory& scratch) {
   const std::string model = scratch / "graph.tflite";
   const std::vector<uint8_t> bytes = write_tflite(graph);
   std::ofstream(model, std::ios::binary)
       .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
   expect_host_project_prints_the_interpreters_hash(model);
+  if (!have("arm-none-eabi-g++") || !have("qemu-system-arm")) return;
+  const std::string dir = scratch / "cortex-m4";
+  const test::CommandResult generated = test::run_dmo({"codegen", model, "-o", dir, "--target", "cortex-m4"});
+  ASSERT_EQ(generated.exit_status, 0) << generated.err;
+  const Shell run = shell("make -s -C " + dir + " run");
+  ASSERT_EQ(run.status, 0) << run.out;
+  EXPECT_EQ(run.out.find("warning:"), std::string::npos) << run.out;
+  EXPECT_EQ(field(run.out, "outputs_fnv1a64"), interpreter_hash(model)) << run.out;
 }
 
 // QUANTIZE (float in, and requantizing int8 -> int8, uint8 -> int8,
@@ -209,6 +219,32 @@ TEST(Codegen, HostProjectOfSubPackAndUnpackPrintsTheInterpretersHash) {
   b.add_op(OpKind::kMinimum, {f_diff, f_a}, {lowest});
   b.set_inputs({a, row, f_a, f_b, floor});
   b.set_outputs({packed, f_diff, highest, lowest});
+  ScratchDirectory scratch;
+  expect_graph_project_prints_the_interpreters_hash(b.finish(), scratch);
+}
+
+// MEAN and SUM: int8 over height and width (a classifier's global
+// pooling, its sums in a static scratch array), float per output and in
+// the output, float and int8 SUM.
+TEST(Codegen, HostProjectOfMeanAndSumPrintsTheInterpretersHash) {
+  GraphBuilder b("mean and sum");
+  const Quantization q{{1.0f / 16}, {3}, 0};
+  const int32_t in = b.add_tensor("in", DataType::kInt8, {1, 5, 6, 7}, q);
+  const int32_t hw = b.add_constant_values<int32_t>("hw", DataType::kInt32, {2}, {1, 2});
+  const int32_t last = b.add_constant_values<int32_t>("last", DataType::kInt32, {1}, {-1});
+  const int32_t pooled = b.add_tensor("pooled", DataType::kInt8, {1, 1, 1, 7}, Quantization{{1.0f / 40}, {-5}, 0});
+  const int32_t summed = b.add_tensor("summed", DataType::kInt8, {1, 5, 6}, Quantization{{1.0f / 2}, {0}, 0});
+  const int32_t f_in = b.add_tensor("f_in", DataType::kFloat32, {1, 4, 3, 5});
+  const int32_t f_pooled = b.add_tensor("f_pooled", DataType::kFloat32, {1, 1, 1, 5});
+  const int32_t f_rows = b.add_tensor("f_rows", DataType::kFloat32, {1, 4, 3});
+  const int32_t f_summed = b.add_tensor("f_summed", DataType::kFloat32, {1, 4, 3});
+  b.add_op(OpKind::kMean, {in, hw}, {pooled}, ReducerParams{true});
+  b.add_op(OpKind::kSum, {in, last}, {summed}, ReducerParams{false});
+  b.add_op(OpKind::kMean, {f_in, hw}, {f_pooled}, ReducerParams{true});
+  b.add_op(OpKind::kMean, {f_in, last}, {f_rows}, ReducerParams{false});
+  b.add_op(OpKind::kSum, {f_in, last}, {f_summed}, ReducerParams{false});
+  b.set_inputs({in, f_in});
+  b.set_outputs({pooled, summed, f_pooled, f_rows, f_summed});
   ScratchDirectory scratch;
   expect_graph_project_prints_the_interpreters_hash(b.finish(), scratch);
 }

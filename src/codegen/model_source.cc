@@ -65,8 +65,10 @@ std::string float_range_text(const FloatRange& r) {
   return fmt::format("{{{}, {}}}", float_text(r.min), float_text(r.max));
 }
 
-// An aggregate's initializer (ops/device_instance.h), braces nested as its members.
-std::string initializer_text(const std::vector<DeviceValue>& values) {
+// An aggregate's initializer (ops/device_instance.h), braces nested as its
+// members; `scratch(words)` names the static array a scratch value points to.
+template <class Scratch>
+std::string initializer_text(const std::vector<DeviceValue>& values, Scratch scratch) {
   std::string text = "{";
   bool first = true;
   for (const DeviceValue& v : values) {
@@ -78,9 +80,15 @@ std::string initializer_text(const std::vector<DeviceValue>& values) {
     }
     if (!first) text += ", ";
     first = brace != nullptr;
-    if (brace != nullptr) text += "{";
-    else if (const auto* i = std::get_if<int64_t>(&v)) text += fmt::format("{}", *i);
-    else text += float_text(std::get<float>(v));
+    if (brace != nullptr) {
+      text += "{";
+    } else if (const auto* i = std::get_if<int64_t>(&v)) {
+      text += fmt::format("{}", *i);
+    } else if (const auto* words = std::get_if<DeviceScratch>(&v)) {
+      text += fmt::format("{{{}, {}}}", scratch(words->words), words->words);
+    } else {
+      text += float_text(std::get<float>(v));
+    }
   }
   return text + "}";
 }
@@ -107,6 +115,7 @@ class ModelWriter {
              "#include \"dmo/ops/eval/fully_connected_loops.h\"\n"
              "#include \"dmo/ops/eval/hard_swish_arithmetic.h\"\n"
              "#include \"dmo/ops/eval/map_elements_loops.h\"\n"
+             "#include \"dmo/ops/eval/mean_loops.h\"\n"
              "#include \"dmo/ops/eval/min_max_arithmetic.h\"\n"
              "#include \"dmo/ops/eval/mul_arithmetic.h\"\n"
              "#include \"dmo/ops/eval/pack_loops.h\"\n"
@@ -350,10 +359,18 @@ class ModelWriter {
         }
         break;
       }
-      case DeviceLoops::kInstance:
-        s += fmt::format("static const {} {}_kernel = {};\n", k.instance.type, p,
-                         initializer_text(k.instance.values));
+      case DeviceLoops::kInstance: {
+        // A scratch array per scratch value, static RAM beside the arena.
+        int32_t arrays = 0;
+        const std::string init = initializer_text(k.instance.values, [&](int64_t words) {
+          const std::string name = fmt::format("{}_scratch_{}", p, arrays++);
+          s += fmt::format("static int32_t {}[{}];\n", name, std::max<int64_t>(words, 1));
+          instance_scratch_bytes_ += 4 * words;
+          return name;
+        });
+        s += fmt::format("static const {} {}_kernel = {};\n", k.instance.type, p, init);
         break;
+      }
       case DeviceLoops::kCopy:
       case DeviceLoops::kSplit: break;
     }
@@ -559,10 +576,13 @@ class ModelWriter {
     column_elements_ = std::max(column_elements_, column);
   }
 
-  // The int8 device kernels' column buffers, sized for the largest op;
-  // static RAM beside the arena, printed by main.cc.
+  // The int8 device kernels' column buffers, sized for the largest op, and
+  // the bytes of all static scratch (those and the kernel aggregates'
+  // arrays): RAM beside the arena, printed by main.cc.
   std::string scratch() const {
-    if (gather_bytes_ == 0 && column_elements_ == 0) return "const int64_t dmo_scratch_bytes = 0;\n\n";
+    if (gather_bytes_ == 0 && column_elements_ == 0) {
+      return fmt::format("const int64_t dmo_scratch_bytes = {};\n\n", instance_scratch_bytes_);
+    }
     return fmt::format(
         "// The int8 conv device kernel's window and column buffers (largest conv).\n"
         "alignas(4) static int8_t dmo_gather[{}];\n"
@@ -570,7 +590,7 @@ class ModelWriter {
         "static const DeviceColumnBuffers dmo_scratch{{dmo_gather, dmo_column}};\n"
         "const int64_t dmo_scratch_bytes = {};\n\n",
         std::max<int64_t>(gather_bytes_, 1), std::max<int64_t>(column_elements_, 1),
-        gather_bytes_ + 2 * column_elements_);
+        gather_bytes_ + 2 * column_elements_ + instance_scratch_bytes_);
   }
 
   // The graph's inputs and outputs where main.cc finds them.
@@ -600,6 +620,7 @@ class ModelWriter {
   std::set<std::string> int32_tables_;
   int64_t weight_bytes_ = 0;
   int64_t gather_bytes_ = 0, column_elements_ = 0;
+  int64_t instance_scratch_bytes_ = 0;  // the kernel aggregates' scratch arrays
 };
 
 }  // namespace

@@ -17,17 +17,25 @@
 
 namespace dmo {
 
-// `type_name` is the aggregate's C++ type as generated code spells it;
-// `type` the element type the nest runs on.
-template <class Kernel>
-PreparedKernel instance_kernel(Kernel kernel, std::string type_name, DataType type) {
+// A kernel the host runs as `host`, which holds the aggregate `instance`
+// was made from and what that points to (its scratch words).
+template <class Host>
+PreparedKernel instance_kernel_run_by(Host host, DeviceInstance instance, DataType type) {
   auto device = std::make_shared<DeviceKernel>();
   device->loops = DeviceLoops::kInstance;
   device->type = type;
-  device->instance = device_instance(std::move(type_name), kernel);
-  PreparedKernel p = PreparedKernel::of(std::move(kernel));
+  device->instance = std::move(instance);
+  PreparedKernel p = PreparedKernel::of(std::move(host));
   p.device = std::move(device);
   return p;
+}
+
+// The aggregate `kernel`, run on the host as it is. `type_name` is its C++
+// type as generated code spells it; `type` the element type the nest runs on.
+template <class Kernel>
+PreparedKernel instance_kernel(Kernel kernel, std::string type_name, DataType type) {
+  const DeviceInstance instance = device_instance(std::move(type_name), kernel);
+  return instance_kernel_run_by(std::move(kernel), instance, type);
 }
 
 // map_elements_loops over `elements` with the per-element arithmetic `f`,

@@ -10,14 +10,19 @@
 #include <variant>
 #include <vector>
 
+#include "dmo/ops/eval/scratch_words.h"
 #include "dmo/ops/fixed_point.h"
 
 namespace dmo {
 
-// One value of an aggregate's initializer, or the brace that opens or
-// closes a nested aggregate or array.
+// One value of an aggregate's initializer, the brace that opens or closes
+// a nested aggregate or array, or a kernel's int32 scratch of `words`
+// words (eval/scratch_words.h: generated code declares the array).
 enum class DeviceBrace : int8_t { kOpen, kClose };
-using DeviceValue = std::variant<int64_t, float, DeviceBrace>;
+struct DeviceScratch {
+  int64_t words = 0;
+};
+using DeviceValue = std::variant<int64_t, float, DeviceBrace, DeviceScratch>;
 
 struct DeviceInstance {
   std::string type;                 // the aggregate's C++ type, "PadLoops<uint8_t>"
@@ -38,6 +43,8 @@ struct DeviceFieldCollector {
       values.emplace_back(DeviceBrace::kOpen);
       for (const auto& e : v) (*this)(e);
       values.emplace_back(DeviceBrace::kClose);
+    } else if constexpr (std::is_same_v<T, ScratchWords>) {
+      values.emplace_back(DeviceScratch{v.count});
     } else if constexpr (std::is_same_v<T, QuantizedMultiplier>) {
       values.emplace_back(DeviceBrace::kOpen);
       (*this)(v.multiplier);

@@ -15,7 +15,7 @@
 //    EvalIntegerMean -> reference_ops::QuantizedMeanOrSum, whatever the
 //    quantization (also when input and output share scale and zero point;
 //    older TFLM divided and truncated there). Output and an int32 sum
-//    buffer (TFLM's scratch_accumulator_idx scratch, `temp_sum` here) are
+//    buffer (TFLM's scratch_accumulator_idx scratch, `sums` here) are
 //    zeroed element by element, the input is summed into the scratch in
 //    row-major order, then each output is one requantization whose
 //    multiplier input_scale / output_scale has 1/count folded in, plus the
@@ -27,55 +27,27 @@
 //    added onto its output element in place. O_s 0.
 //  - INT8, INT16: QuantizedMeanOrSum with compute_sum: the MEAN path above
 //    with the multiplier input_scale / output_scale left as it is.
+// The nests are ops/eval/mean_loops.h's, up to 5-D as TFLM's.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <bit>
 #include <limits>
+#include <memory>
 #include <variant>
 #include <vector>
 
 #include "../constant_operand.h"
+#include "../instance_kernel.h"
 #include "dmo/ops/eval/fixed_point_math.h"
 #include "dmo/model/data_type.h"
 #include "dmo/ops/fixed_point.h"
+#include "dmo/ops/eval/mean_loops.h"
 #include "dmo/ops/kernels.h"
 
 namespace dmo {
 
 namespace {
-
-// Walks a row-major index over some dimensions of the input, giving the flat
-// input offset of each position.
-class DimensionWalk {
- public:
-  DimensionWalk() = default;
-  DimensionWalk(std::vector<int64_t> sizes, std::vector<int64_t> strides)
-      : sizes_(std::move(sizes)), strides_(std::move(strides)), index_(sizes_.size(), 0) {
-    for (int64_t s : sizes_) count_ *= s;
-  }
-
-  int64_t count() const { return count_; }
-  int64_t offset() const { return offset_; }
-  // Back to the first position, without allocating.
-  void reset() {
-    std::fill(index_.begin(), index_.end(), 0);
-    offset_ = 0;
-  }
-  void next() {
-    for (size_t d = sizes_.size(); d-- > 0;) {
-      offset_ += strides_[d];
-      if (++index_[d] < sizes_[d]) return;
-      offset_ -= strides_[d] * sizes_[d];
-      index_[d] = 0;
-    }
-  }
-
- private:
-  std::vector<int64_t> sizes_, strides_, index_;
-  int64_t count_ = 1;
-  int64_t offset_ = 0;
-};
 
 // QuantizeMultiplier(input_scale / output_scale) with 1/count folded in, as
 // QuantizedMeanOrSum does it (shift bounded so the multiplier stays exact).
@@ -88,124 +60,27 @@ QuantizedMultiplier mean_multiplier(QuantizedMultiplier m, int64_t count) {
   return m;
 }
 
-// Which of TFLM's reference functions the op runs (see the file comment).
-enum class MeanPath {
-  kFloatPerOutput,   // reference_ops::Mean, 4-D over height and width
-  kFloatInOutput,    // reference_ops::Mean<float, float>, summing in the output
-  kRequantize,       // reference_ops::QuantizedMeanOrSum
-  kFloatSum,         // reference_ops::ReduceGeneric<float>, SUM
-};
-
-// The prepared mean: the walks over the input and, for the integer types,
-// the scratch sums and the requantization.
+// MeanLoops with the sums it points to (TFLM's scratch buffer), shared by
+// copies of the kernel as TFLM's one scratch buffer per op.
+template <typename T>
 struct MeanKernel {
-  DataType type = DataType::kFloat32;
-  MeanPath path = MeanPath::kFloatInOutput;
-  int64_t input_elements = 0, output_elements = 0;
-  int64_t count = 0;  // input elements per output element
-  // Positions walked while evaluating (TFLM keeps them in a temp_index
-  // array): kept and reduced dimensions for the per-output path, and the
-  // output element of each input element for the row-major input walk.
-  mutable DimensionWalk kept, reduced, output_of_input;
-  // TFLM's temp_buffer_idx scratch: one int32 sum per output element.
-  mutable std::vector<int32_t> temp_sum;
-  QuantizedMultiplier multiplier;  // kRequantize: input_scale / output_scale / count
-  int32_t input_zero_point = 0, output_zero_point = 0;
+  std::shared_ptr<int32_t[]> sums;
+  MeanLoops<T> loops;
 
   template <class Memory>
   void eval(const KernelIO& io, Memory& mem) const {
-    switch (path) {
-      case MeanPath::kFloatPerOutput: return float_per_output(io, mem);
-      case MeanPath::kFloatInOutput: return float_in_output(io, mem);
-      case MeanPath::kFloatSum: return float_sum(io, mem);
-      case MeanPath::kRequantize:
-        switch (type) {
-          case DataType::kInt8: return integer_mean<int8_t>(io, mem);
-          case DataType::kUInt8: return integer_mean<uint8_t>(io, mem);
-          case DataType::kInt16: return integer_mean<int16_t>(io, mem);
-          default: return;
-        }
-    }
-  }
-
-  template <class Memory>
-  void float_per_output(const KernelIO& io, Memory& mem) const {
-    const TensorRef& input = io.input(0);
-    const TensorRef& output = io.output(0);
-    kept.reset();
-    for (int64_t o = 0; o < kept.count(); ++o, kept.next()) {
-      reduced.reset();
-      float sum = 0.0f;
-      for (int64_t r = 0; r < count; ++r, reduced.next()) {
-        sum += mem.template load<float>(input, kept.offset() + reduced.offset());
-      }
-      // TFLM divides by height * width even when that is 0.
-      mem.template store<float>(output, o, sum / static_cast<float>(count));
-    }
-  }
-
-  template <class Memory>
-  void float_in_output(const KernelIO& io, Memory& mem) const {
-    const TensorRef& output = io.output(0);
-    for (int64_t o = 0; o < output_elements; ++o) {
-      mem.template store<float>(output, o, 0.0f);  // the output
-      mem.template store<float>(output, o, 0.0f);  // the same bytes as the sum buffer
-    }
-    add_input_onto_output(io, mem);
-    if (count == 0) return;
-    for (int64_t o = 0; o < output_elements; ++o) {
-      mem.template store<float>(output, o, mem.template load<float>(output, o) / static_cast<float>(count));
-    }
-  }
-
-  template <class Memory>
-  void float_sum(const KernelIO& io, Memory& mem) const {
-    const TensorRef& output = io.output(0);
-    for (int64_t o = 0; o < output_elements; ++o) mem.template store<float>(output, o, 0.0f);
-    add_input_onto_output(io, mem);
-  }
-
-  // The input in row-major order, each element added onto its output
-  // element in place: the output element loaded, then the input element.
-  template <class Memory>
-  void add_input_onto_output(const KernelIO& io, Memory& mem) const {
-    const TensorRef& input = io.input(0);
-    const TensorRef& output = io.output(0);
-    output_of_input.reset();
-    for (int64_t i = 0; i < input_elements; ++i, output_of_input.next()) {
-      const int64_t o = output_of_input.offset();
-      const float current = mem.template load<float>(output, o);
-      mem.template store<float>(output, o, current + mem.template load<float>(input, i));
-    }
-  }
-
-  template <typename T, class Memory>
-  void integer_mean(const KernelIO& io, Memory& mem) const {
-    const TensorRef& input = io.input(0);
-    const TensorRef& output = io.output(0);
-    for (int64_t o = 0; o < output_elements; ++o) {
-      mem.template store<T>(output, o, T{0});
-      temp_sum[static_cast<size_t>(o)] = 0;
-    }
-    // An empty input leaves the zeroed output (TFLM returns here).
-    if (input_elements == 0 || count == 0) return;
-    output_of_input.reset();
-    for (int64_t i = 0; i < input_elements; ++i, output_of_input.next()) {
-      int32_t& sum = temp_sum[static_cast<size_t>(output_of_input.offset())];
-      sum = fixed::wrapping_add(sum, mem.template load<T>(input, i));  // int32, wrapping as TFLM expects
-    }
-    const int32_t lo = std::numeric_limits<T>::min();
-    const int32_t hi = std::numeric_limits<T>::max();
-    for (int64_t o = 0; o < output_elements; ++o) {
-      // The zero point times the count comes off in 64 bits, narrowed to int32.
-      const auto shifted =
-          static_cast<int32_t>(temp_sum[static_cast<size_t>(o)] - int64_t{input_zero_point} * count);
-      int32_t value = multiply_by_quantized_multiplier(shifted, multiplier) + output_zero_point;
-      value = std::min(std::max(value, lo), hi);
-      mem.template store<T>(output, o, static_cast<T>(value));
-    }
+    loops.eval(io, mem);
   }
 };
+
+// A walk over `sizes` with `strides`, both given outermost first.
+DimensionWalk dimension_walk(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
+  DimensionWalk walk;
+  walk.rank = static_cast<int32_t>(sizes.size());
+  std::copy(sizes.begin(), sizes.end(), walk.sizes);
+  std::copy(strides.begin(), strides.end(), walk.strides);
+  return walk;
+}
 
 // TFLM takes the 4-D path only for the axis values exactly as given.
 bool axes_are_height_and_width(const std::vector<int64_t>& axes) {
@@ -231,6 +106,8 @@ PreparedKernel prepare_reduction(const OpContext& ctx, bool sum) {
 
   // Axes: negative ones count from the end, repeats count once.
   const int64_t rank = static_cast<int64_t>(input.rank());
+  ctx.require(rank <= kMaxReduceRank,
+              fmt::format("input is {}-D; supported: up to {}-D, as TFLM's reduce kernel", rank, kMaxReduceRank));
   const std::vector<int64_t> axes = constant_ints(ctx, 1, "axis", /*allow_int64=*/false);
   std::vector<bool> is_reduced(static_cast<size_t>(rank), false);
   for (int64_t a : axes) {
@@ -255,44 +132,54 @@ PreparedKernel prepare_reduction(const OpContext& ctx, bool sum) {
     stride *= size;
     if (!reduces) output_stride *= size;
   }
-  DimensionWalk kept(kept_sizes, kept_strides);
-  DimensionWalk reduced(reduced_sizes, reduced_strides);
+  const DimensionWalk kept = dimension_walk(kept_sizes, kept_strides);
+  const DimensionWalk reduced = dimension_walk(reduced_sizes, reduced_strides);
   ctx.require(kept.count() == output.elements(),
               fmt::format("output {} has {} elements, the kept dimensions of input {} give {}",
                           shape_to_string(output.shape()), output.elements(), shape_to_string(input.shape()),
                           kept.count()));
 
   const auto* params = std::get_if<ReducerParams>(&ctx.op->params);
-  MeanKernel k;
-  k.type = type;
-  k.input_elements = input.elements();
-  k.output_elements = output.elements();
-  k.count = reduced.count();
-  if (type == DataType::kFloat32 && sum) {
-    k.path = MeanPath::kFloatSum;
-  } else if (type == DataType::kFloat32) {
-    const bool per_output = rank == 4 && params->keep_dims && axes_are_height_and_width(axes);
-    k.path = per_output ? MeanPath::kFloatPerOutput : MeanPath::kFloatInOutput;
-  } else {
-    k.path = MeanPath::kRequantize;
-    k.temp_sum.resize(static_cast<size_t>(output.elements()));
+  auto kernel = [&]<typename T>() {
+    MeanKernel<T> k;
+    MeanLoops<T>& m = k.loops;
+    m.input_elements = input.elements();
+    m.output_elements = output.elements();
+    m.count = reduced.count();
+    if (type == DataType::kFloat32 && sum) {
+      m.path = kFloatSum;
+    } else if (type == DataType::kFloat32) {
+      const bool per_output = rank == 4 && params->keep_dims && axes_are_height_and_width(axes);
+      m.path = per_output ? kFloatPerOutput : kFloatInOutput;
+    } else {
+      m.path = kRequantize;
+      k.sums = std::make_shared<int32_t[]>(static_cast<size_t>(std::max<int64_t>(output.elements(), 1)));
+      m.sums = ScratchWords{k.sums.get(), output.elements()};
+    }
+    if (m.count != 0 && type != DataType::kFloat32) {
+      const Quantization& qi = input.tensor->quantization;
+      const Quantization& qo = output.tensor->quantization;
+      ctx.require(qi.scale.size() == 1 && qo.scale.size() == 1,
+                  "input and output need per-tensor quantization (one scale each)");
+      ctx.require(qi.scale[0] > 0 && qo.scale[0] > 0, "input and output scales must be positive");
+      m.input_zero_point = qi.zero_point.empty() ? 0 : static_cast<int32_t>(qi.zero_point[0]);
+      m.output_zero_point = qo.zero_point.empty() ? 0 : static_cast<int32_t>(qo.zero_point[0]);
+      const QuantizedMultiplier rescale =
+          quantize_multiplier(static_cast<double>(qi.scale[0]) / static_cast<double>(qo.scale[0]));
+      m.multiplier = sum ? rescale : mean_multiplier(rescale, m.count);
+    }
+    m.kept = kept;
+    m.reduced = reduced;
+    m.output_of_input = dimension_walk(input_sizes, output_strides);
+    const DeviceInstance instance = device_instance(fmt::format("MeanLoops<{}>", device_type_name<T>()), m);
+    return instance_kernel_run_by(std::move(k), instance, type);
+  };
+  switch (type) {
+    case DataType::kFloat32: return kernel.template operator()<float>();
+    case DataType::kInt8: return kernel.template operator()<int8_t>();
+    case DataType::kUInt8: return kernel.template operator()<uint8_t>();
+    default: return kernel.template operator()<int16_t>();
   }
-  if (k.count != 0 && type != DataType::kFloat32) {
-    const Quantization& qi = input.tensor->quantization;
-    const Quantization& qo = output.tensor->quantization;
-    ctx.require(qi.scale.size() == 1 && qo.scale.size() == 1,
-                "input and output need per-tensor quantization (one scale each)");
-    ctx.require(qi.scale[0] > 0 && qo.scale[0] > 0, "input and output scales must be positive");
-    k.input_zero_point = qi.zero_point.empty() ? 0 : static_cast<int32_t>(qi.zero_point[0]);
-    k.output_zero_point = qo.zero_point.empty() ? 0 : static_cast<int32_t>(qo.zero_point[0]);
-    const QuantizedMultiplier rescale =
-        quantize_multiplier(static_cast<double>(qi.scale[0]) / static_cast<double>(qo.scale[0]));
-    k.multiplier = sum ? rescale : mean_multiplier(rescale, k.count);
-  }
-  k.kept = std::move(kept);
-  k.reduced = std::move(reduced);
-  k.output_of_input = DimensionWalk(std::move(input_sizes), std::move(output_strides));
-  return PreparedKernel::of(std::move(k));
 }
 
 }  // namespace
