@@ -263,7 +263,7 @@ std::vector<uint8_t> reference_output(const OneOp& m, const std::vector<uint8_t>
 // output at 0 of an arena and the input laid `overlap` bytes over its end.
 std::vector<uint8_t> device_output(OneOp& m, const std::vector<uint8_t>& input, int64_t overlap,
                                    OutputRegion region = {}, bool descending = false,
-                                   StageForm form = StageForm::kBounded) {
+                                   std::optional<StageForm> form = std::nullopt) {
   const Interpreter interpreter(m.graph, unshared_placement(m.graph.main()),
                                 test::schedule_for(m, KernelFamily::kTflmReference));
   const DeviceKernel& k = *interpreter.prepared(0).device;
@@ -294,13 +294,21 @@ std::vector<uint8_t> device_output(OneOp& m, const std::vector<uint8_t>& input, 
     const std::optional<DeviceChannelStages> built = device_channel_stages(m.graph.main(), m.graph.main().ops[0], k);
     EXPECT_TRUE(built.has_value());
     if (built) table = *built;
-    if (form == StageForm::kGeneral) {
+    if (form && *form != table.form) {
+      const StageForm wanted = *form;
+      const int32_t offset = k.requantization.output_offset;
       for (size_t c = 0; c < table.table.size(); ++c) {
-        // A constant channel's stage (no multiplier) holds in both forms.
-        if (table.table[c].multiplier == 0) continue;
-        table.table[c] = channel_stage(table.table[c].bias, k.requantization.multipliers[c], StageForm::kGeneral);
+        const ChannelStage& built_stage = table.table[c];
+        const bool folded = table.form == StageForm::kFolded;
+        if (built_stage.multiplier == 0) {  // a constant channel: its value again
+          const int32_t value = folded ? (built_stage.half - 1) / 2 : built_stage.half + offset;
+          table.table[c] = constant_channel_stage(value, offset, wanted);
+          continue;
+        }
+        const int32_t bias = folded ? built_stage.bias / 2 : built_stage.bias;
+        table.table[c] = channel_stage(bias, k.requantization.multipliers[c], wanted, offset);
       }
-      table.form = StageForm::kGeneral;
+      table.form = wanted;
     }
   }
   const ChannelStages stages{table.table.data(), table.form};
@@ -337,6 +345,20 @@ std::vector<uint8_t> device_output(OneOp& m, const std::vector<uint8_t>& input, 
   return {arena.begin(), arena.begin() + out_bytes};
 }
 
+// The form of the output stages generated code keeps for `m` (a conv-like op).
+std::optional<StageForm> device_stage_form(const OneOp& m) {
+  const Interpreter interpreter(m.graph, unshared_placement(m.graph.main()),
+                                test::schedule_for(m, KernelFamily::kTflmReference));
+  const DeviceKernel& k = *interpreter.prepared(0).device;
+  if (k.loops != DeviceLoops::kConv && k.loops != DeviceLoops::kDepthwiseConv &&
+      k.loops != DeviceLoops::kFullyConnected) {
+    return std::nullopt;
+  }
+  const std::optional<DeviceChannelStages> built = device_channel_stages(m.graph.main(), m.graph.main().ops[0], k);
+  if (!built) return std::nullopt;
+  return built->form;
+}
+
 // Whether the device kernel of `m` is a conv reading its input in place
 // two pixels at a time (conv_s8_device's 1x1 form), or one window at a
 // time (its other form without column buffers).
@@ -362,6 +384,9 @@ void expect_device_matches_reference(OneOp& m, std::mt19937& rng, const std::str
   const std::vector<uint8_t> expected = reference_output(m, input);
   EXPECT_EQ(device_output(m, input, 0), expected) << what << " unshared";
   EXPECT_EQ(device_output(m, input, 0, {}, false, StageForm::kGeneral), expected) << what << " general stages";
+  if (device_stage_form(m) == StageForm::kFolded) {
+    EXPECT_EQ(device_output(m, input, 0, {}, false, StageForm::kBounded), expected) << what << " bounded stages";
+  }
   const int64_t own = test::addresses(m, KernelFamily::kDmoDevice).safe_overlap();
   EXPECT_EQ(device_output(m, input, own), expected) << what << " at its own O_s " << own;
   const int64_t os = test::addresses(m).safe_overlap();
@@ -408,10 +433,11 @@ TEST(DeviceKernels, ClosedFormTapSpanIsTheLoopsSpan) {
 // The table's output stage is TFLite's (+ bias, MultiplyByQuantizedMultiplier,
 // + zero point, clamp): the bounded form for every sum within the bound
 // channel_stage_fits allows, at its edges too, for shifts either way (a
-// sum beyond it is refused); the general form for any sum.
+// sum beyond it is refused); the general form for any sum; the folded
+// form wherever the right shift allows it.
 TEST(DeviceKernels, OutputStageIsTheReferencesWithinItsBound) {
   std::mt19937 rng(10);
-  int checked = 0;
+  int checked = 0, folded_checked = 0;
   for (int i = 0; i < 4000; ++i) {
     QuantizedMultiplier m;
     m.multiplier = pick(rng, 1 << 30, INT32_MAX);
@@ -442,6 +468,14 @@ TEST(DeviceKernels, OutputStageIsTheReferencesWithinItsBound) {
       ASSERT_EQ((apply_stage<StageForm::kBounded, true>(bounded, acc, offset, -128, 127)),
                 std::clamp(exact, -128, 127));
       ASSERT_EQ((apply_stage<StageForm::kGeneral, false>(general, acc, offset, lo, hi)), std::clamp(exact, lo, hi));
+      if (channel_stage_folds(m)) {
+        const ChannelStage folded = channel_stage(bias, m, StageForm::kFolded, offset);
+        ASSERT_EQ((apply_stage<StageForm::kFolded, false>(folded, acc, offset, lo, hi)), std::clamp(exact, lo, hi))
+            << acc << " " << bias << " " << m.multiplier << " " << m.shift << " " << offset;
+        ASSERT_EQ((apply_stage<StageForm::kFolded, true>(folded, acc, offset, -128, 127)),
+                  std::clamp(exact, -128, 127));
+        ++folded_checked;
+      }
       // The general form takes any sum.
       const auto any = static_cast<int32_t>(rng());
       const int32_t any_exact =
@@ -454,6 +488,25 @@ TEST(DeviceKernels, OutputStageIsTheReferencesWithinItsBound) {
     }
   }
   EXPECT_GT(checked, 20000);
+  EXPECT_GT(folded_checked, 10000);
+}
+
+// A constant channel's stage gives its value for any sum in every form.
+TEST(DeviceKernels, AConstantStageGivesItsValueInEveryForm) {
+  std::mt19937 rng(18);
+  for (int i = 0; i < 2000; ++i) {
+    const int32_t offset = pick(rng, -128, 127);
+    const int32_t value = pick(rng, -128, 127);
+    const auto acc = static_cast<int32_t>(rng() >> pick(rng, 2, 31)) * (pick(rng, 0, 1) == 0 ? 1 : -1);
+    for (StageForm form : {StageForm::kBounded, StageForm::kGeneral, StageForm::kFolded}) {
+      const ChannelStage stage = constant_channel_stage(value, offset, form);
+      int32_t out = 0;
+      with_output_stage(form, -128, 127, [&]<StageForm kForm, bool kFullRange>() {
+        out = apply_stage<kForm, kFullRange>(stage, acc, offset, -128, 127);
+      });
+      ASSERT_EQ(out, value) << static_cast<int>(form) << " " << acc << " " << offset;
+    }
+  }
 }
 
 TEST(DeviceKernels, ConvMatchesTheReferenceOnRandomShapesAndAtItsSafeOverlap) {
@@ -508,7 +561,7 @@ TEST(DeviceKernels, AConstantChannelKeepsTheBoundedStageForm) {
     const std::optional<DeviceChannelStages> stages =
         device_channel_stages(m.graph.main(), m.graph.main().ops[0], *interpreter.prepared(0).device);
     ASSERT_TRUE(stages.has_value());
-    EXPECT_EQ(stages->form, StageForm::kBounded) << w.text();
+    EXPECT_NE(stages->form, StageForm::kGeneral) << w.text();
     EXPECT_EQ(stages->table[0].multiplier, 0) << w.text();
     expect_device_matches_reference(m, rng, "dead channel " + w.text());
   }

@@ -26,6 +26,19 @@ namespace dmo {
 
 namespace {
 
+// A stage form's enumerator, as generated code names it.
+const char* stage_form_name(StageForm form) {
+  switch (form) {
+    case StageForm::kBounded:
+      return "kBounded";
+    case StageForm::kGeneral:
+      return "kGeneral";
+    case StageForm::kFolded:
+      return "kFolded";
+  }
+  return "kGeneral";
+}
+
 std::string join_bytes(std::span<const uint8_t> bytes) {
   std::string out;
   out.reserve(bytes.size() * 4);
@@ -391,7 +404,7 @@ class ModelWriter {
     }
     body_ += fmt::format("static const ChannelStage {}_table[] = {{\n{}}};\n", name, values);
     body_ += fmt::format("static const ChannelStages {0} = {{{0}_table, StageForm::{1}}};\n", name,
-                         stages.form == StageForm::kBounded ? "kBounded" : "kGeneral");
+                         stage_form_name(stages.form));
     return name;
   }
 
@@ -461,8 +474,7 @@ class ModelWriter {
   // int8's whole range.
   static std::string stage_kind(const DeviceKernel& k, const DevicePath& device) {
     const QuantizedRange& r = k.requantization.range;
-    return fmt::format("StageForm::{}, {}", device.stages.form == StageForm::kBounded ? "kBounded" : "kGeneral",
-                       r.min == -128 && r.max == 127);
+    return fmt::format("StageForm::{}, {}", stage_form_name(device.stages.form), r.min == -128 && r.max == 127);
   }
 
   // The device kernel where one runs, else the shared reference nest.

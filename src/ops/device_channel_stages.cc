@@ -64,19 +64,25 @@ std::optional<DeviceChannelStages> device_channel_stages(const Subgraph& sg, con
   std::vector<int32_t> biases(channels, 0);
   if (bias != nullptr) std::memcpy(biases.data(), bias->data.data(), channels * sizeof(int32_t));
   // Per channel: the bounded form fits, or the output is one value, or
-  // the whole table takes the general form.
+  // the whole table takes the general form. A bounded table whose every
+  // other channel folds (channel_stage_folds) takes kFolded.
   DeviceChannelStages stages;
   std::vector<std::optional<int32_t>> constant(channels);
+  bool folds = true;
   for (size_t c = 0; c < channels; ++c) {
     const int64_t sum_bound = input_magnitude * magnitudes[c];
-    if (channel_stage_fits(biases[c], q.multipliers[c], sum_bound)) continue;
+    if (channel_stage_fits(biases[c], q.multipliers[c], sum_bound)) {
+      folds = folds && channel_stage_folds(q.multipliers[c]);
+      continue;
+    }
     constant[c] = constant_output(biases[c], q.multipliers[c], sum_bound, q);
     if (!constant[c]) stages.form = StageForm::kGeneral;
   }
+  if (stages.form == StageForm::kBounded && folds) stages.form = StageForm::kFolded;
   stages.table.reserve(channels);
   for (size_t c = 0; c < channels; ++c) {
-    stages.table.push_back(constant[c] ? constant_channel_stage(*constant[c], q.output_offset)
-                                       : channel_stage(biases[c], q.multipliers[c], stages.form));
+    stages.table.push_back(constant[c] ? constant_channel_stage(*constant[c], q.output_offset, stages.form)
+                                       : channel_stage(biases[c], q.multipliers[c], stages.form, q.output_offset));
   }
   return stages;
 }

@@ -22,7 +22,8 @@ struct DeviceChannelStages {
 
 // The stages of `op` (CONV_2D, DEPTHWISE_CONV_2D or FULLY_CONNECTED with
 // an int8 device kernel `k`), in the bounded form when every channel's
-// sums fit it; nothing when its filter or bias is not constant.
+// sums fit it, folded when every channel's right shift allows too;
+// nothing when its filter or bias is not constant.
 std::optional<DeviceChannelStages> device_channel_stages(const Subgraph& sg, const Op& op, const DeviceKernel& k);
 
 }  // namespace dmo

@@ -87,6 +87,13 @@ inline int32_t multiply_high_rounded(int32_t a, int32_t b) {
   return out;
 }
 
+// acc + the high word of a * b + 2^31, in one step (SMMLAR).
+inline int32_t multiply_high_rounded_add(int32_t a, int32_t b, int32_t acc) {
+  int32_t out;
+  asm("smmlar %0, %1, %2, %3" : "=r"(out) : "r"(a), "r"(b), "r"(acc));
+  return out;
+}
+
 // x saturated to [-128, 127] (SSAT #8).
 inline int32_t saturate_int8(int32_t x) { return __ssat(x, 8); }
 
@@ -135,6 +142,13 @@ inline int32_t dual_multiply_add(uint32_t a, uint32_t b, int32_t acc) {
 
 inline int32_t multiply_high_rounded(int32_t a, int32_t b) {
   return static_cast<int32_t>((int64_t{a} * b + (int64_t{1} << 31)) >> 32);
+}
+
+// The 64-bit sum wraps as the instruction's does.
+inline int32_t multiply_high_rounded_add(int32_t a, int32_t b, int32_t acc) {
+  const uint64_t sum = (static_cast<uint64_t>(static_cast<uint32_t>(acc)) << 32) +
+                       static_cast<uint64_t>(int64_t{a} * b) + (uint64_t{1} << 31);
+  return static_cast<int32_t>(static_cast<uint32_t>(sum >> 32));
 }
 
 inline int32_t saturate_int8(int32_t x) { return x < -128 ? -128 : x > 127 ? 127 : x; }
