@@ -1,10 +1,12 @@
 // dmo's int8 DEPTHWISE_CONV_2D for devices: per output pixel in the walk's
 // order, with depth multiplier 1 four channels at a time, each tap one
 // word of input and one of weights, split into even and odd channel pairs
-// (SXTB16) and multiplied lane by lane (SMLABB, SMLATT), then the four
-// channels stored; other channels one by one, read then stored, as the
-// reference; with a larger multiplier, an input channel's taps against
-// its output channels four at a time (SMLABB, SMLABT). A window wholly
+// (SXTB16; a whole 3x3 window's weights widened ahead) and multiplied lane
+// by lane (SMLABB, SMLATT), then the four channels stored; other channels
+// one by one, read then stored, as the reference; with a larger
+// multiplier, an input channel's taps read first, then its output
+// channels four at a time (a whole 3x3 window's with SMLAD, others with
+// SMLABB, SMLABT) computed and stored. A window wholly
 // inside the input adds the input zero point's share per channel once (a
 // table generated code keeps in flash), not per tap. A group's stores
 // follow the reads of its own channels and of the next three, and precede
@@ -45,34 +47,37 @@ inline void depthwise_window_terms(const int8_t* weights, int32_t taps, int32_t 
   }
 }
 
-// A 3x3 filter as the unrolled whole-window paths read it. With depth
-// multiplier 1: per group of four output channels, the nine taps' weight
-// words one after another, so one pointer with constant offsets reaches
-// them all (the channels beyond the last whole group are not kept). With a
-// larger multiplier: per output channel, its taps as five int16 pairs
-// (taps 0 and 1, 2 and 3, 4 and 5, 6 and 7, then 8 and a zero), one SMLAD
-// each against the window's values paired alike. Generated code keeps it
-// in flash.
+// A 3x3 filter as the unrolled whole-window paths read it, widened to
+// int16 ahead so no instruction extends a weight. With depth multiplier
+// 1: per group of four output channels, per tap, the pair of channels 0
+// and 2 then the pair of 1 and 3 (the lanes SXTB16 gives an input word
+// in), so one pointer with constant offsets reaches a group's taps, two
+// words with one LDRD (the channels beyond the last whole group are not
+// kept). With a larger multiplier: per output channel, its taps as five
+// int16 pairs (taps 0 and 1, 2 and 3, 4 and 5, 6 and 7, then 8 and a
+// zero), one SMLAD each against the window's values paired alike.
+// Generated code keeps it in flash, word-aligned.
 inline constexpr int32_t kWindowTaps3x3 = 9;
 inline constexpr int32_t kTapPairBytes3x3 = 20;
+inline constexpr int32_t kGroupTapBytes3x3 = 8;  // a tap of four channels, widened
 inline int32_t packed_window_bytes(int32_t channels, int32_t multiplier) {
-  return multiplier == 1 ? channels / 4 * 4 * kWindowTaps3x3 : channels * kTapPairBytes3x3;
+  return multiplier == 1 ? channels / 4 * kWindowTaps3x3 * kGroupTapBytes3x3 : channels * kTapPairBytes3x3;
 }
 inline void pack_windows_3x3(const int8_t* weights, int32_t channels, int32_t multiplier, int8_t* packed) {
+  auto put = [&](int32_t w) {
+    const auto half = static_cast<uint16_t>(static_cast<int16_t>(w));
+    *packed++ = static_cast<int8_t>(half & 0xff);
+    *packed++ = static_cast<int8_t>(half >> 8);
+  };
   if (multiplier != 1) {
     for (int32_t c = 0; c < channels; ++c) {
-      for (int32_t t = 0; t < kWindowTaps3x3 + 1; ++t) {
-        const int32_t w = t < kWindowTaps3x3 ? weights[t * channels + c] : 0;
-        const auto half = static_cast<uint16_t>(static_cast<int16_t>(w));
-        *packed++ = static_cast<int8_t>(half & 0xff);
-        *packed++ = static_cast<int8_t>(half >> 8);
-      }
+      for (int32_t t = 0; t < kWindowTaps3x3 + 1; ++t) put(t < kWindowTaps3x3 ? weights[t * channels + c] : 0);
     }
     return;
   }
   for (int32_t c = 0; c + 4 <= channels; c += 4) {
     for (int32_t t = 0; t < kWindowTaps3x3; ++t) {
-      for (int32_t b = 0; b < 4; ++b) *packed++ = weights[t * channels + c + b];
+      for (int32_t b : {0, 2, 1, 3}) put(weights[t * channels + c + b]);
     }
   }
 }
@@ -154,19 +159,27 @@ void depthwise_s8_device_staged(const DepthwiseGeometry& g, const Requantization
         g.filter_height == 3 && g.filter_width == 3) {
       // The common whole 3x3 window, unrolled; each tap's words used up
       // before the next tap's are loaded (no spills on a Cortex-M).
-      for (const int8_t* w = packed_windows; c + 4 <= channels; c += 4, w += 4 * kWindowTaps3x3) {
+      for (const int8_t* w = packed_windows; c + 4 <= channels; c += 4, w += kWindowTaps3x3 * kGroupTapBytes3x3) {
         FourChannelSums sums{folded[c], folded[c + 1], folded[c + 2], folded[c + 3]};
         const int8_t* in_row = first_tap + c;
-        auto tap = [&](const int8_t* at, int32_t t) DMO_ALWAYS_INLINE {
-          sums.add_words(access.load_word(0, at), dsp::load_word(w + 4 * t));
+        auto tap = [&]<int32_t kTap>(const int8_t* at) DMO_ALWAYS_INLINE {
+          const uint32_t x4 = access.load_word(0, at);
+          uint32_t w_even, w_odd;
+          dsp::load_two_words<kTap * kGroupTapBytes3x3>(w, w_even, w_odd);
+          sums.add(dsp::sign_extend_even_bytes(x4), dsp::sign_extend_odd_bytes(x4), w_even, w_odd);
           dsp::schedule_barrier();
         };
-#pragma GCC unroll 3
-        for (int32_t fy = 0; fy < 3; ++fy, in_row += tap_row) {
-          tap(in_row, 3 * fy);
-          tap(in_row + tap_col, 3 * fy + 1);
-          tap(in_row + 2 * tap_col, 3 * fy + 2);
-        }
+        tap.template operator()<0>(in_row);
+        tap.template operator()<1>(in_row + tap_col);
+        tap.template operator()<2>(in_row + 2 * tap_col);
+        in_row += tap_row;
+        tap.template operator()<3>(in_row);
+        tap.template operator()<4>(in_row + tap_col);
+        tap.template operator()<5>(in_row + 2 * tap_col);
+        in_row += tap_row;
+        tap.template operator()<6>(in_row);
+        tap.template operator()<7>(in_row + tap_col);
+        tap.template operator()<8>(in_row + 2 * tap_col);
         store4(pixel, c, sums);
       }
     }
@@ -202,12 +215,13 @@ void depthwise_s8_device_staged(const DepthwiseGeometry& g, const Requantization
       }
       store4(pixel, c, sums);
     }
-    if (folded != nullptr && packed_windows != nullptr && multiplier % 4 == 0 && tap_rows == 3 && tap_cols == 3 &&
+    if (folded != nullptr && packed_windows != nullptr && multiplier > 1 && tap_rows == 3 && tap_cols == 3 &&
         g.filter_height == 3 && g.filter_width == 3) {
-      // The whole 3x3 window of a multiplier of four or more (a
-      // MobileNet's first layer: one input channel to eight): per input
-      // channel its nine values read once, paired as the weights are
-      // (pack_windows_3x3), then per output channel five SMLADs.
+      // The whole 3x3 window of a multiplier above one (a MobileNet's
+      // first layer: one input channel to eight): per input channel its
+      // nine values read once, paired as the weights are
+      // (pack_windows_3x3), then per output channel five SMLADs, stored
+      // four at a time.
       for (int32_t ic = 0; ic < g.input_depth; ++ic) {
         const int8_t* in_row = first_tap + ic;
         int32_t x[kWindowTaps3x3];
@@ -228,12 +242,16 @@ void depthwise_s8_device_staged(const DepthwiseGeometry& g, const Requantization
           acc = dsp::dual_multiply_add(x67, dsp::load_word(taps + 12), acc);
           return dsp::dual_multiply_add(x8, dsp::load_word(taps + 16), acc);
         };
-        for (int32_t m = 0; m < multiplier; m += 4, w += 4 * kTapPairBytes3x3) {
+        int32_t m = 0;
+        for (; m + 4 <= multiplier; m += 4, w += 4 * kTapPairBytes3x3) {
           const int32_t c = first_channel + m;
           const FourChannelSums sums{window_sum(w, folded[c]), window_sum(w + kTapPairBytes3x3, folded[c + 1]),
                                      window_sum(w + 2 * kTapPairBytes3x3, folded[c + 2]),
                                      window_sum(w + 3 * kTapPairBytes3x3, folded[c + 3])};
           store4(pixel, c, sums);
+        }
+        for (; m < multiplier; ++m, w += kTapPairBytes3x3) {
+          stage(pixel, first_channel + m, window_sum(w, folded[first_channel + m]));
         }
       }
       return;
