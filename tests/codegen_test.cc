@@ -249,6 +249,61 @@ TEST(Codegen, HostProjectOfMeanAndSumPrintsTheInterpretersHash) {
   expect_graph_project_prints_the_interpreters_hash(b.finish(), scratch);
 }
 
+// A graph whose GATHER reads int32 input indices (the pattern gives 0 to
+// 15) from a table `rows` long: float rows of 5 along axis 0, int8 along
+// axis 1 of a 2 x rows x 3 table.
+Graph gather_graph(int32_t rows) {
+  GraphBuilder b("gather");
+  const int32_t ids = b.add_tensor("ids", DataType::kInt32, {1, 6});
+  std::vector<float> table(static_cast<size_t>(rows) * 5);
+  for (size_t i = 0; i < table.size(); ++i) table[i] = static_cast<float>(i) * 0.25f - 3.0f;
+  const int32_t f_table = b.add_constant_values<float>("f_table", DataType::kFloat32, {rows, 5}, table);
+  std::vector<int8_t> bytes(static_cast<size_t>(2 * rows * 3));
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<int8_t>(static_cast<int32_t>(i * 37 % 256) - 128);
+  const Quantization q{{1.0f / 8}, {2}, 0};
+  const int32_t q_table = b.add_constant_values<int8_t>("q_table", DataType::kInt8, {2, rows, 3}, bytes, q);
+  const int32_t f_out = b.add_tensor("f_out", DataType::kFloat32, {1, 6, 5});
+  const int32_t q_out = b.add_tensor("q_out", DataType::kInt8, {2, 1, 6, 3}, q);
+  b.add_op(OpKind::kGather, {f_table, ids}, {f_out}, GatherParams{0, 0});
+  b.add_op(OpKind::kGather, {q_table, ids}, {q_out}, GatherParams{1, 0});
+  b.set_inputs({ids});
+  b.set_outputs({f_out, q_out});
+  return b.finish();
+}
+
+// GATHER (an embedding lookup) runs on the device with its indices as
+// data.
+TEST(Codegen, HostProjectOfGatherPrintsTheInterpretersHash) {
+  ScratchDirectory scratch;
+  expect_graph_project_prints_the_interpreters_hash(gather_graph(16), scratch);
+}
+
+// An index outside the table stops `dmo run` with an error (exit 2); the
+// generated program stops too, with one error line naming the op, exit 2.
+TEST(Codegen, GatherIndexOutsideTheTableStopsTheProgramAsDmoRunStops) {
+  ScratchDirectory scratch;
+  const std::string model = scratch / "gather.tflite";
+  const std::vector<uint8_t> bytes = write_tflite(gather_graph(4));
+  std::ofstream(model, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  const test::CommandResult ran = test::run_dmo({"run", model, "--seed", "1"});
+  ASSERT_EQ(ran.exit_status, 2) << ran.out << ran.err;
+  EXPECT_NE(ran.err.find("op 0 (GATHER)"), std::string::npos) << ran.err;
+  std::vector<std::string> targets = {"host"};
+  if (have("arm-none-eabi-g++") && have("qemu-system-arm")) targets.push_back("cortex-m4");
+  for (const std::string& target : targets) {
+    const std::string dir = scratch / target;
+    const test::CommandResult generated = test::run_dmo({"codegen", model, "-o", dir, "--target", target});
+    ASSERT_EQ(generated.exit_status, 0) << generated.err;
+    const Shell run = shell("make -s -C " + dir + " run");
+    EXPECT_NE(run.status, 0) << target << ": " << run.out;
+    EXPECT_NE(run.out.find("] Error 2"), std::string::npos) << target << ": " << run.out;  // the program's status, as make reports it
+    EXPECT_NE(run.out.find("error: op 0 (GATHER): an index is outside the gathered axis\n"), std::string::npos)
+        << target << ": " << run.out;
+    EXPECT_EQ(run.out.find("outputs_fnv1a64"), std::string::npos) << target << ": " << run.out;
+  }
+}
+
 TEST(Codegen, PlansForTheDeviceKernelsWithTheirScratchInTheArena) {
   ScratchDirectory scratch;
   const std::string dir = scratch / "project";
@@ -315,7 +370,9 @@ INSTANTIATE_TEST_SUITE_P(Models, CodegenCortexM4,
                                          "litert_topo_sort_fork_split", "litert_topo_sort_interleaved",
                                          "coral_split_concat", "litert_concat",
                                          // PAD, LEAKY_RELU, RESIZE_NEAREST_NEIGHBOR, TRANSPOSE, EXPAND_DIMS
-                                         "tflm_pr_id_model", "tflm_pr_retinaface"));
+                                         "tflm_pr_id_model", "tflm_pr_retinaface",
+                                         // GATHER (an embedding lookup), MEAN, float FULLY_CONNECTED
+                                         "tfls_movie_review_float"));
 
 bool have_arm_tools() { return have("arm-none-eabi-g++") && have("qemu-system-arm"); }
 

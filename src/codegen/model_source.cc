@@ -126,6 +126,7 @@ class ModelWriter {
              "#include \"dmo/ops/eval/device_tensor.h\"\n"
              "#include \"dmo/ops/eval/flat_copy.h\"\n"
              "#include \"dmo/ops/eval/fully_connected_loops.h\"\n"
+             "#include \"dmo/ops/eval/gather_loops.h\"\n"
              "#include \"dmo/ops/eval/hard_swish_arithmetic.h\"\n"
              "#include \"dmo/ops/eval/map_elements_loops.h\"\n"
              "#include \"dmo/ops/eval/mean_loops.h\"\n"

@@ -1,12 +1,12 @@
 // GATHER along one axis, mirroring TFLM's gather kernel (GatherPrepare,
-// GatherEval, Gather<InputT, CoordsT>): for each batch, outer index and
-// position, the position is loaded from the indices, checked, and the
-// addressed run of the input (the axes after `axis`) is copied to the next
-// run of the output with one memcpy, here a block copy (ops/block_copy.h):
-// its order is unspecified, so an output over the input may overlap it only
-// as far as every run's copy lands wholly below its source and no earlier
-// copy lands on a run read later, while over the indices it may run ahead
-// of the loads.
+// GatherEval, Gather<InputT, CoordsT>; the nest is ops/eval/gather_loops.h):
+// for each batch, outer index and position, the position is loaded from
+// the indices, checked, and the addressed run of the input (the axes after
+// `axis`) is copied to the next run of the output with one memcpy, here a
+// block copy (ops/block_copy.h): its order is unspecified, so an output
+// over the input may overlap it only as far as every run's copy lands
+// wholly below its source and no earlier copy lands on a run read later,
+// while over the indices it may run ahead of the loads.
 // The address-only policy loads 0 for every index, the lowest source, the
 // worst any index can do, so that O_s holds whatever the indices hold.
 // TFLM runs FLOAT32 and INT8 inputs with INT32 indices. The indices are
@@ -19,49 +19,31 @@
 #include <variant>
 
 #include "../element_width.h"
-#include "../loaded_index_check.h"
 #include "../elementwise.h"
+#include "../instance_kernel.h"
+#include "../loaded_index_check.h"
 #include "../supported_types.h"
 #include "dmo/error.h"
+#include "dmo/ops/eval/gather_loops.h"
 #include "dmo/ops/kernels.h"
 
 namespace dmo {
 
 namespace {
 
+// The host runs the nest with TFLM's error for an index outside the axis.
+template <typename U>
 struct GatherKernel {
-  int64_t batches = 1, outer = 1, positions = 1, inner = 1;
-  int64_t axis_size = 0;
-  ElementWidth width = ElementWidth::k1;
+  GatherLoops<U> loops;
   std::string op_label;  // "op 3 (GATHER)", for the eval-time range check
 
   template <class Memory>
   void eval(const KernelIO& io, Memory& mem) const {
-    const TensorRef& input = io.input(0);
-    const TensorRef& indices = io.input(1);
-    const TensorRef& output = io.output(0);
-    with_element_width(width, [&]<typename U>() {
-      for (int64_t batch = 0; batch < batches; ++batch) {
-        for (int64_t o = 0; o < outer; ++o) {
-          for (int64_t p = 0; p < positions; ++p) {
-            const int64_t at = batch * positions + p;
-            const int32_t index = mem.template load<int32_t>(indices, at);
-            if (index < 0 || index >= axis_size) {
-              if (clobber_recorded(mem)) continue;  // read after a clobber (ops/loaded_index_check.h)
-              fail_index(index, at);
-            }
-            const int64_t run = (batch * outer + o);
-            mem.template copy<U>(output, (run * positions + p) * inner, input, (run * axis_size + index) * inner,
-                                 inner);
-          }
-        }
-      }
+    loops.eval(io, mem, [&](int32_t index, int64_t at) {
+      if (clobber_recorded(mem)) return;  // read after a clobber (ops/loaded_index_check.h)
+      throw Error(fmt::format("{}: index {} (element {} of input 1) is outside the gathered axis of size {}",
+                              op_label, index, at, loops.axis_size));
     });
-  }
-
-  [[noreturn]] void fail_index(int32_t index, int64_t at) const {
-    throw Error(fmt::format("{}: index {} (element {} of input 1) is outside the gathered axis of size {}", op_label,
-                            index, at, axis_size));
   }
 };
 
@@ -94,7 +76,8 @@ PreparedKernel prepare_gather(const OpContext& ctx) {
                             indices.dim(d)));
   }
 
-  GatherKernel k;
+  GatherLoops<uint8_t> k;  // the fields; the element width is chosen below
+  k.op = ctx.op_index;
   for (int64_t i = 0; i < batch_dims; ++i) k.batches *= input.dim(static_cast<size_t>(i));
   for (int64_t i = batch_dims; i < axis; ++i) k.outer *= input.dim(static_cast<size_t>(i));
   for (int64_t i = axis + 1; i < rank; ++i) k.inner *= input.dim(static_cast<size_t>(i));
@@ -112,9 +95,15 @@ PreparedKernel prepare_gather(const OpContext& ctx) {
   // (and the address-only policy, whose loads read 0) never meets one.
   ctx.require(k.axis_size > 0 || k.batches * k.outer * k.positions == 0,
               fmt::format("axis {} of the input is empty, so no index addresses it", axis));
-  k.width = element_width(ctx, input.type());
-  k.op_label = fmt::format("op {} ({})", ctx.op_index, ctx.op->name());
-  return PreparedKernel::of(std::move(k));
+  const std::string op_label = fmt::format("op {} ({})", ctx.op_index, ctx.op->name());
+  PreparedKernel prepared;
+  with_element_width(element_width(ctx, input.type()), [&]<typename U>() {
+    const GatherLoops<U> loops{k.op, k.batches, k.outer, k.positions, k.inner, k.axis_size};
+    prepared = instance_kernel_run_by(GatherKernel<U>{loops, op_label},
+                                      device_instance(fmt::format("GatherLoops<{}>", device_type_name<U>()), loops),
+                                      input.type());
+  });
+  return prepared;
 }
 
 }  // namespace dmo

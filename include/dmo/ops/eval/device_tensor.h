@@ -12,6 +12,9 @@
 #include "dmo/ops/fixed_point.h"
 #include "dmo/ops/output_region.h"
 
+// Defined by generated code's platform.cc (DeviceMemory::stop).
+[[noreturn]] void dmo_stop(int32_t op, const char* kind, const char* what);
+
 namespace dmo {
 
 struct DeviceTensor {
@@ -56,8 +59,13 @@ struct DeviceKernelIO {
   bool has_input(int32_t i) const { return i < input_count && inputs[i].data != nullptr; }
 };
 
-// DirectMemory's loads, stores and copies on DeviceTensors.
-using DeviceMemory = BasicDirectMemory<DeviceTensor>;
+// DirectMemory's loads, stores and copies on DeviceTensors, and the stop
+// of a nest that meets data it cannot run on (an index outside its axis):
+// generated code's platform prints "error: op OP (KIND): WHAT" and ends
+// the program with status 2, as `dmo run` fails on the same data.
+struct DeviceMemory : BasicDirectMemory<DeviceTensor> {
+  [[noreturn]] void stop(int32_t op, const char* kind, const char* what) const { ::dmo_stop(op, kind, what); }
+};
 
 // A conv-like op's requantization (QuantizedConvArithmetic reads it) with
 // its per-channel multipliers in a constant array.
