@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <regex>
 #include <string>
 
@@ -249,6 +250,51 @@ TEST(Codegen, HostProjectOfMeanAndSumPrintsTheInterpretersHash) {
   expect_graph_project_prints_the_interpreters_hash(b.finish(), scratch);
 }
 
+// Integer SVDF (a keyword spotter's layers): int8 state with a zero point
+// (TFLM resets it there), rank 2, two batches; then int16 state and time
+// weights; then an int8 -> int16 SOFTMAX. The states are variable
+// tensors: static RAM beside the arena.
+TEST(Codegen, HostProjectOfSvdfPrintsTheInterpretersHash) {
+  GraphBuilder b("svdf");
+  std::mt19937 rng(41);
+  auto bytes_of = [&](int32_t n) {
+    std::vector<int8_t> v(static_cast<size_t>(n));
+    for (int8_t& x : v) x = static_cast<int8_t>(static_cast<int32_t>(rng() % 255) - 127);
+    return v;
+  };
+  const int32_t in = b.add_tensor("in", DataType::kInt8, {2, 12}, Quantization{{0.05f}, {-7}, 0});
+  // 8 filters of rank 2 (4 units), memory 5, int8 state.
+  const int32_t wf = b.add_constant_values<int8_t>("wf", DataType::kInt8, {8, 12}, bytes_of(96), Quantization{{0.01f}, {0}, 0});
+  const int32_t wt = b.add_constant_values<int8_t>("wt", DataType::kInt8, {8, 5}, bytes_of(40), Quantization{{0.02f}, {0}, 0});
+  const int32_t bias = b.add_constant_values<int32_t>("bias", DataType::kInt32, {4}, {300, -200, 50, 0},
+                                                      Quantization{{0.5f * 0.02f}, {0}, 0});
+  const int32_t state = b.add_tensor("state", DataType::kInt8, {2, 40}, Quantization{{0.5f}, {-20}, 0});
+  const int32_t mid = b.add_tensor("mid", DataType::kInt8, {2, 4}, Quantization{{0.25f}, {3}, 0});
+  // 6 filters of rank 1, memory 3, int16 state and time weights, no bias.
+  const int32_t wf16 = b.add_constant_values<int8_t>("wf16", DataType::kInt8, {6, 4}, bytes_of(24), Quantization{{0.01f}, {0}, 0});
+  std::vector<int16_t> time16(18);
+  for (int16_t& x : time16) x = static_cast<int16_t>(static_cast<int32_t>(rng() % 4001) - 2000);
+  const int32_t wt16 = b.add_constant_values<int16_t>("wt16", DataType::kInt16, {6, 3}, time16, Quantization{{0.002f}, {0}, 0});
+  const int32_t state16 = b.add_tensor("state16", DataType::kInt16, {2, 18}, Quantization{{0.001f}, {0}, 0});
+  const int32_t out = b.add_tensor("out", DataType::kInt8, {2, 6}, Quantization{{0.1f}, {-2}, 0});
+  SvdfParams rank2;
+  rank2.rank = 2;
+  b.add_op(OpKind::kSvdf, {in, wf, wt, bias, state}, {mid}, rank2);
+  SvdfParams rank1;
+  rank1.rank = 1;
+  b.add_op(OpKind::kSvdf, {mid, wf16, wt16, kNoTensor, state16}, {out}, rank1);
+  // As the keyword spotter ends: an int8 -> int16 SOFTMAX.
+  const int32_t probabilities =
+      b.add_tensor("probabilities", DataType::kInt16, {2, 6}, Quantization{{1.0f / 65536}, {-32768}, 0});
+  b.add_op(OpKind::kSoftmax, {out}, {probabilities}, SoftmaxParams{1.0f});
+  b.set_inputs({in});
+  b.set_outputs({out, probabilities});
+  Graph graph = b.finish();
+  for (int32_t t : {state, state16}) graph.subgraphs[0].tensors[static_cast<size_t>(t)].is_variable = true;
+  ScratchDirectory scratch;
+  expect_graph_project_prints_the_interpreters_hash(graph, scratch);
+}
+
 // A graph whose GATHER reads int32 input indices (the pattern gives 0 to
 // 15) from a table `rows` long: float rows of 5 along axis 0, int8 along
 // axis 1 of a 2 x rows x 3 table.
@@ -372,7 +418,9 @@ INSTANTIATE_TEST_SUITE_P(Models, CodegenCortexM4,
                                          // PAD, LEAKY_RELU, RESIZE_NEAREST_NEIGHBOR, TRANSPOSE, EXPAND_DIMS
                                          "tflm_pr_id_model", "tflm_pr_retinaface",
                                          // GATHER (an embedding lookup), MEAN, float FULLY_CONNECTED
-                                         "tfls_movie_review_float"));
+                                         "tfls_movie_review_float",
+                                         // SVDF with its variable states, int8 -> int16 SOFTMAX
+                                         "tflm_keyword_scrambled_8bit"));
 
 bool have_arm_tools() { return have("arm-none-eabi-g++") && have("qemu-system-arm"); }
 
@@ -456,8 +504,8 @@ TEST(Codegen, RefusesAnOpWithNoDeviceKernel) {
   DMO_REQUIRE_SHARED(shared);
   ScratchDirectory scratch;
   const std::string dir = scratch / "project";
-  expect_refused({"codegen", shared + "/models/tflm_keyword_scrambled_8bit.tflite", "-o", dir}, dir,
-                 "op 1 (SVDF): no device kernel for dmo codegen");
+  expect_refused({"codegen", shared + "/models/litert_ff.tflite", "-o", dir}, dir,
+                 "op 0 (BATCH_MATMUL): no device kernel for dmo codegen");
 }
 
 // An arena the board's RAM cannot hold is refused before anything is

@@ -141,6 +141,7 @@ class ModelWriter {
              "#include \"dmo/ops/eval/sigmoid_arithmetic.h\"\n"
              "#include \"dmo/ops/eval/softmax_loops.h\"\n"
              "#include \"dmo/ops/eval/strided_slice_loops.h\"\n"
+             "#include \"dmo/ops/eval/svdf_loops.h\"\n"
              "#include \"dmo/ops/eval/transpose_loops.h\"\n"
              "#include \"dmo/ops/eval/add_s8_device.h\"\n"
              "#include \"dmo/ops/eval/average_pool_s8_device.h\"\n"
@@ -176,6 +177,7 @@ class ModelWriter {
     }
     // A tensor of no elements has no bytes anywhere; no kernel reads it.
     if (!ref.in_arena && t.byte_size == 0) return "nullptr";
+    if (t.is_variable && !ref.in_arena) return variable(ref);
     if (!ref.in_arena) {
       throw Error(fmt::format("tensor {} '{}' is neither constant nor in the arena: dmo codegen runs only "
                               "planned and constant tensors",
@@ -187,6 +189,21 @@ class ModelWriter {
     // A split stage's band: the address of its first row is formed, never
     // dereferenced below the band (as the interpreter forms it).
     return fmt::format("reinterpret_cast<uint8_t*>(reinterpret_cast<uintptr_t>(dmo_arena) - {})", -offset);
+  }
+
+  // A variable tensor (an SVDF's state): static RAM beside the arena,
+  // holding what TFLM's ResetVariableTensors writes (an int8 tensor's zero
+  // point, else 0) until the kernels rewrite it; emitted once.
+  std::string variable(const TensorRef& ref) {
+    const Tensor& t = *ref.tensor;
+    const std::string name = fmt::format("dmo_variable_{}", ref.index);
+    if (!variables_.insert(ref.index).second) return name;
+    const std::vector<uint8_t> reset(static_cast<size_t>(t.byte_size),
+                                     static_cast<uint8_t>(variable_reset_byte(t)));
+    body_ += fmt::format("// tensor {} '{}', variable\nalignas(16) static uint8_t {}[] = {{\n{}}};\n", ref.index,
+                         t.name, name, join_bytes(reset));
+    variable_bytes_ += t.byte_size;
+    return name;
   }
 
   std::string dims(const TensorRef& ref) {
@@ -590,11 +607,11 @@ class ModelWriter {
   }
 
   // The int8 device kernels' column buffers, sized for the largest op, and
-  // the bytes of all static scratch (those and the kernel aggregates'
-  // arrays): RAM beside the arena, printed by main.cc.
+  // the bytes of all static RAM beside the arena (those, the kernel
+  // aggregates' scratch arrays and the variable tensors), printed by main.cc.
   std::string scratch() const {
     if (gather_bytes_ == 0 && column_elements_ == 0) {
-      return fmt::format("const int64_t dmo_scratch_bytes = {};\n\n", instance_scratch_bytes_);
+      return fmt::format("const int64_t dmo_scratch_bytes = {};\n\n", instance_scratch_bytes_ + variable_bytes_);
     }
     return fmt::format(
         "// The int8 conv device kernel's window and column buffers (largest conv).\n"
@@ -603,7 +620,7 @@ class ModelWriter {
         "static const DeviceColumnBuffers dmo_scratch{{dmo_gather, dmo_column}};\n"
         "const int64_t dmo_scratch_bytes = {};\n\n",
         std::max<int64_t>(gather_bytes_, 1), std::max<int64_t>(column_elements_, 1),
-        gather_bytes_ + 2 * column_elements_ + instance_scratch_bytes_);
+        gather_bytes_ + 2 * column_elements_ + instance_scratch_bytes_ + variable_bytes_);
   }
 
   // The graph's inputs and outputs where main.cc finds them.
@@ -634,6 +651,8 @@ class ModelWriter {
   int64_t weight_bytes_ = 0;
   int64_t gather_bytes_ = 0, column_elements_ = 0;
   int64_t instance_scratch_bytes_ = 0;  // the kernel aggregates' scratch arrays
+  int64_t variable_bytes_ = 0;          // the variable tensors' arrays
+  std::set<int32_t> variables_;
 };
 
 }  // namespace

@@ -150,16 +150,20 @@ void Interpreter::place_outside_arena() {
   outside_.assign(static_cast<size_t>(outside), 0);
 }
 
+uint8_t variable_reset_byte(const Tensor& tensor) {
+  if (tensor.type == DataType::kInt8 && !tensor.quantization.zero_point.empty()) {
+    return static_cast<uint8_t>(static_cast<int8_t>(tensor.quantization.zero_point[0]));
+  }
+  return 0;
+}
+
 void Interpreter::reset_variables() {
-  // TFLM resets variables to the zero point (int8) or 0. The storage is
-  // fresh (zeroed): its pages stay untouched until a kernel needs them.
+  // The storage is fresh (zeroed): its pages stay untouched until a kernel
+  // needs them.
   for (size_t t = 0; t < persistent_offsets_.size(); ++t) {
     if (persistent_offsets_[t] < 0) continue;
     const Tensor& tensor = flat_tensor(static_cast<int32_t>(t));
-    uint8_t fill = 0;
-    if (tensor.type == DataType::kInt8 && !tensor.quantization.zero_point.empty()) {
-      fill = static_cast<uint8_t>(static_cast<int8_t>(tensor.quantization.zero_point[0]));
-    }
+    const uint8_t fill = variable_reset_byte(tensor);
     if (fill == 0) continue;
     std::memset(persistent_.data() + persistent_offsets_[t], fill, static_cast<size_t>(tensor.byte_size));
   }

@@ -36,6 +36,10 @@
 
 namespace dmo {
 
+// The byte TFLM's ResetVariableTensors fills a variable tensor with: an
+// int8 tensor's zero point, else 0.
+uint8_t variable_reset_byte(const Tensor& tensor);
+
 class Interpreter {
  public:
   // The default schedule, with the placement's descending ops.

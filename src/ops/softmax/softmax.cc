@@ -26,6 +26,7 @@
 #include <fmt/format.h>
 
 #include "../elementwise.h"
+#include "../instance_kernel.h"
 #include "dmo/ops/eval/fixed_point_math.h"
 #include "dmo/ops/fixed_point.h"
 #include "int16_softmax_tables.h"
@@ -219,7 +220,9 @@ PreparedKernel prepare_softmax(const OpContext& ctx) {
       }
       if (out == DataType::kInt16) {
         require_output_quantization(ctx, -32768, 1.0f / 65536, 0.001f / 65536);
-        return prepare_softmax_quantized<int8_t, int16_t>(ctx, shape);
+        const QuantizedSoftmaxLoops<int8_t, int16_t> loops{
+            shape, softmax_scaling(ctx, affine_quantization(ctx, ctx.input(0), "input").scale)};
+        return instance_kernel(loops, "QuantizedSoftmaxLoops<int8_t, int16_t>", in);
       }
       fail_unsupported_output(ctx, "INT8, INT16");
     case DataType::kUInt8:

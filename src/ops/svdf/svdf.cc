@@ -18,17 +18,20 @@
 // sums) and stores each output element once, requantized. Every input read
 // (step 2) comes before the first output write, so the output may overlap
 // the whole input either way.
-// Int8 SVDF keeps its state and time weights in one type: int8 or int16.
+// Int8 SVDF keeps its state and time weights in one type: int8 or int16;
+// its nest is ops/eval/svdf_loops.h, which generated code runs too.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <variant>
 #include <vector>
 
-#include "dmo/ops/eval/fixed_point_math.h"
+#include "../instance_kernel.h"
 #include "dmo/model/data_type.h"
+#include "dmo/ops/eval/svdf_loops.h"
 #include "dmo/ops/fixed_point.h"
 #include "dmo/ops/kernels.h"
 
@@ -127,72 +130,17 @@ int32_t zero_point_of(const Tensor& t) {
   return t.quantization.zero_point.empty() ? 0 : static_cast<int32_t>(t.quantization.zero_point[0]);
 }
 
-// The prepared integer SVDF: state and time weights of type T (int8 or
-// int16); input, feature weights and output int8; bias int32.
+// The prepared integer SVDF (ops/eval/svdf_loops.h: state and time
+// weights of type T, int8 or int16) with the sums its scratch words point
+// to (TFLM's two scratch buffers), shared by copies of the kernel.
 template <typename T>
 struct IntegerSvdfKernel {
-  SvdfSizes s;
-  QuantizedMultiplier to_state, to_output;
-  int32_t input_zero_point = 0, state_zero_point = 0, output_zero_point = 0;
-  // Each filter's time dot product (TFLM's scratch_tensor_index buffer) and
-  // each unit's sum (its scratch_output_tensor_index buffer).
-  mutable std::vector<int32_t> filter_sums, unit_sums;
+  std::shared_ptr<int32_t[]> filter_sums, unit_sums;
+  IntegerSvdfLoops<T> loops;
 
   template <class Memory>
   void eval(const KernelIO& io, Memory& mem) const {
-    const TensorRef& input = io.input(kInput);
-    const TensorRef& weights_feature = io.input(kWeightsFeature);
-    const TensorRef& weights_time = io.input(kWeightsTime);
-    const TensorRef& state = io.input(kState);
-    const TensorRef& output = io.output(0);
-
-    shift_state_left<T>(mem, state, s);
-    for (int64_t b = 0; b < s.batch; ++b) {
-      for (int64_t f = 0; f < s.filters; ++f) {
-        int64_t dot = 0;
-        for (int64_t c = 0; c < s.input_size; ++c) {
-          dot += int64_t{mem.template load<int8_t>(weights_feature, f * s.input_size + c)} *
-                 (mem.template load<int8_t>(input, b * s.input_size + c) - input_zero_point);
-        }
-        int32_t value = multiply_by_quantized_multiplier(static_cast<int32_t>(dot), to_state);
-        value = std::min<int32_t>(std::max<int32_t>(value, std::numeric_limits<T>::min()),
-                                  std::numeric_limits<T>::max());
-        // TFLite Micro adds the state zero point after saturating and narrows
-        // the sum as it is, so it may wrap (tflite-micro issue #2721); the
-        // golden state tensors of keyword_scrambled confirm this order.
-        mem.template store<T>(state, state_index(s, b, f, s.memory - 1), static_cast<T>(state_zero_point + value));
-      }
-    }
-    for (int64_t b = 0; b < s.batch; ++b) {
-      for (int64_t f = 0; f < s.filters; ++f) {
-        int64_t sum = 0;
-        for (int64_t t = 0; t < s.memory; ++t) {
-          sum += int64_t{mem.template load<T>(weights_time, f * s.memory + t)} *
-                 (mem.template load<T>(state, state_index(s, b, f, t)) - state_zero_point);
-        }
-        filter_sums[static_cast<size_t>(b * s.filters + f)] = static_cast<int32_t>(sum);  // int32, wrapping
-      }
-    }
-    const bool has_bias = io.has_input(kBias);
-    for (int64_t b = 0; b < s.batch; ++b) {
-      for (int64_t u = 0; u < s.units; ++u) {
-        unit_sums[static_cast<size_t>(b * s.units + u)] = has_bias ? mem.template load<int32_t>(io.input(kBias), u) : 0;
-      }
-    }
-    for (int64_t b = 0; b < s.batch; ++b) {
-      for (int64_t u = 0; u < s.units; ++u) {
-        int32_t& sum = unit_sums[static_cast<size_t>(b * s.units + u)];
-        for (int64_t r = 0; r < s.rank; ++r) {
-          sum = fixed::wrapping_add(sum, filter_sums[static_cast<size_t>(b * s.filters + u * s.rank + r)]);
-        }
-      }
-    }
-    for (int64_t i = 0; i < s.batch * s.units; ++i) {
-      int32_t value =
-          multiply_by_quantized_multiplier(unit_sums[static_cast<size_t>(i)], to_output) + output_zero_point;
-      value = std::min<int32_t>(std::max<int32_t>(value, -128), 127);
-      mem.template store<int8_t>(output, i, static_cast<int8_t>(value));
-    }
+    loops.eval(io, mem);
   }
 };
 
@@ -212,16 +160,25 @@ PreparedKernel prepare_integer_svdf(const OpContext& ctx, const SvdfSizes& s) {
   const float state_scale = state.tensor->quantization.scale[0];
   const float output_scale = output.tensor->quantization.scale[0];
   IntegerSvdfKernel<T> k;
-  k.s = s;
+  IntegerSvdfLoops<T>& l = k.loops;
+  l.batch = s.batch;
+  l.input_size = s.input_size;
+  l.filters = s.filters;
+  l.memory = s.memory;
+  l.rank = s.rank;
+  l.units = s.units;
   // TFLite Micro forms both scales in float, then widens them.
-  k.to_state = quantize_multiplier(static_cast<double>(input_scale * feature_scale / state_scale));
-  k.to_output = quantize_multiplier(static_cast<double>(state_scale * time_scale / output_scale));
-  k.input_zero_point = zero_point_of(*input.tensor);
-  k.state_zero_point = zero_point_of(*state.tensor);
-  k.output_zero_point = zero_point_of(*output.tensor);
-  k.filter_sums.resize(static_cast<size_t>(s.batch * s.filters));
-  k.unit_sums.resize(static_cast<size_t>(s.batch * s.units));
-  return PreparedKernel::of(std::move(k));
+  l.to_state = quantize_multiplier(static_cast<double>(input_scale * feature_scale / state_scale));
+  l.to_output = quantize_multiplier(static_cast<double>(state_scale * time_scale / output_scale));
+  l.input_zero_point = zero_point_of(*input.tensor);
+  l.state_zero_point = zero_point_of(*state.tensor);
+  l.output_zero_point = zero_point_of(*output.tensor);
+  k.filter_sums = std::make_shared<int32_t[]>(static_cast<size_t>(std::max<int64_t>(s.batch * s.filters, 1)));
+  k.unit_sums = std::make_shared<int32_t[]>(static_cast<size_t>(std::max<int64_t>(s.batch * s.units, 1)));
+  l.filter_sums = ScratchWords{k.filter_sums.get(), s.batch * s.filters};
+  l.unit_sums = ScratchWords{k.unit_sums.get(), s.batch * s.units};
+  const DeviceInstance instance = device_instance(fmt::format("IntegerSvdfLoops<{}>", device_type_name<T>()), l);
+  return instance_kernel_run_by(std::move(k), instance, DataType::kInt8);
 }
 
 }  // namespace

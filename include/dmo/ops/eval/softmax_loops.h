@@ -23,12 +23,22 @@ constexpr int kSoftmaxAccumulationIntegerBits = 12;
 struct SoftmaxRows {
   int64_t rows = 0;
   int64_t depth = 0;
+
+  template <class F>
+  void each_field(F&& f) const {
+    f(rows), f(depth);
+  }
 };
 
 // TFLite's PreprocessSoftmaxScaling and CalculateInputRadius.
 struct SoftmaxScaling {
   QuantizedMultiplier input_beta;  // input difference -> Q5.26
   int32_t diff_min = 0;            // differences below it contribute nothing
+
+  template <class F>
+  void each_field(F&& f) const {
+    f(input_beta), f(diff_min);
+  }
 };
 
 template <class IO, class Memory>
@@ -97,5 +107,22 @@ void softmax_quantized_loops(const SoftmaxRows& shape, const SoftmaxScaling& s, 
     }
   }
 }
+
+// The quantized nest as one aggregate (ops/device_instance.h), for the
+// types whose device path runs it so (int8 in, int16 out).
+template <typename In, typename Out>
+struct QuantizedSoftmaxLoops {
+  SoftmaxRows shape;
+  SoftmaxScaling scaling;
+
+  template <class IO, class Memory>
+  void eval(const IO& io, Memory& mem) const {
+    softmax_quantized_loops<In, Out>(shape, scaling, io, mem);
+  }
+  template <class F>
+  void each_field(F&& f) const {
+    f(shape), f(scaling);
+  }
+};
 
 }  // namespace dmo
