@@ -42,7 +42,7 @@ struct GatherKernel {
     loops.eval(io, mem, [&](int32_t index, int64_t at) {
       if (clobber_recorded(mem)) return;  // read after a clobber (ops/loaded_index_check.h)
       throw Error(fmt::format("{}: index {} (element {} of input 1) is outside the gathered axis of size {}",
-                              op_label, index, at, loops.axis_size));
+                              op_label, index, at, loops.shape.axis_size));
     });
   }
 };
@@ -76,7 +76,7 @@ PreparedKernel prepare_gather(const OpContext& ctx) {
                             indices.dim(d)));
   }
 
-  GatherLoops<uint8_t> k;  // the fields; the element width is chosen below
+  GatherShape k;
   k.op = ctx.op_index;
   for (int64_t i = 0; i < batch_dims; ++i) k.batches *= input.dim(static_cast<size_t>(i));
   for (int64_t i = batch_dims; i < axis; ++i) k.outer *= input.dim(static_cast<size_t>(i));
@@ -98,7 +98,7 @@ PreparedKernel prepare_gather(const OpContext& ctx) {
   const std::string op_label = fmt::format("op {} ({})", ctx.op_index, ctx.op->name());
   PreparedKernel prepared;
   with_element_width(element_width(ctx, input.type()), [&]<typename U>() {
-    const GatherLoops<U> loops{k.op, k.batches, k.outer, k.positions, k.inner, k.axis_size};
+    const GatherLoops<U> loops{k};
     prepared = instance_kernel_run_by(GatherKernel<U>{loops, op_label},
                                       device_instance(fmt::format("GatherLoops<{}>", device_type_name<U>()), loops),
                                       input.type());

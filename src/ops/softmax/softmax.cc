@@ -85,22 +85,6 @@ SoftmaxScaling softmax_scaling(const OpContext& ctx, float input_scale) {
   return s;
 }
 
-// The prepared quantized SOFTMAX from In to Out.
-template <typename In, typename Out>
-struct SoftmaxQuantizedKernel {
-  SoftmaxRows shape;
-  SoftmaxScaling s;
-
-  template <class Memory>
-  void eval(const KernelIO& io, Memory& mem) const;
-};
-
-template <typename In, typename Out>
-template <class Memory>
-void SoftmaxQuantizedKernel<In, Out>::eval(const KernelIO& io, Memory& mem) const {
-  softmax_quantized_loops<In, Out>(shape, s, io, mem);
-}
-
 // The prepared INT16 -> INT16 SOFTMAX.
 struct SoftmaxInt16Kernel {
   SoftmaxRows shape;
@@ -161,20 +145,23 @@ void require_output_quantization(const OpContext& ctx, int32_t zero_point, float
                        data_type_name(ctx.output(0).type()), data_type_name(ctx.input(0).type()), supported));
 }
 
+// The quantized nest (In -> Out) as one aggregate.
 template <typename In, typename Out>
-PreparedKernel prepare_softmax_quantized(const OpContext& ctx, const SoftmaxRows& shape) {
-  const SoftmaxScaling s = softmax_scaling(ctx, affine_quantization(ctx, ctx.input(0), "input").scale);
-  return PreparedKernel::of(SoftmaxQuantizedKernel<In, Out>{shape, s});
+QuantizedSoftmaxLoops<In, Out> quantized_softmax_loops(const OpContext& ctx, const SoftmaxRows& shape) {
+  return {shape, softmax_scaling(ctx, affine_quantization(ctx, ctx.input(0), "input").scale)};
 }
+
 
 // An int8 or uint8 softmax (the same type in and out) with its device
 // path, the shared nest.
-PreparedKernel with_device_path(const OpContext& ctx, const SoftmaxRows& shape, PreparedKernel p) {
+template <typename T>
+PreparedKernel with_device_path(const QuantizedSoftmaxLoops<T, T>& loops, DataType type) {
+  PreparedKernel p = PreparedKernel::of(loops);
   auto device = std::make_shared<DeviceKernel>();
   device->loops = DeviceLoops::kSoftmax;
-  device->type = ctx.input(0).type();
-  device->softmax_rows = shape;
-  device->softmax_scaling = softmax_scaling(ctx, affine_quantization(ctx, ctx.input(0), "input").scale);
+  device->type = type;
+  device->softmax_rows = loops.shape;
+  device->softmax_scaling = loops.scaling;
   p.device = std::move(device);
   return p;
 }
@@ -216,19 +203,18 @@ PreparedKernel prepare_softmax(const OpContext& ctx) {
     case DataType::kInt8:
       if (out == DataType::kInt8) {
         require_output_quantization(ctx, -128, 1.0f / 256, 0.0f);
-        return with_device_path(ctx, shape, prepare_softmax_quantized<int8_t, int8_t>(ctx, shape));
+        return with_device_path(quantized_softmax_loops<int8_t, int8_t>(ctx, shape), in);
       }
       if (out == DataType::kInt16) {
         require_output_quantization(ctx, -32768, 1.0f / 65536, 0.001f / 65536);
-        const QuantizedSoftmaxLoops<int8_t, int16_t> loops{
-            shape, softmax_scaling(ctx, affine_quantization(ctx, ctx.input(0), "input").scale)};
-        return instance_kernel(loops, "QuantizedSoftmaxLoops<int8_t, int16_t>", in);
+        return instance_kernel(quantized_softmax_loops<int8_t, int16_t>(ctx, shape),
+                               "QuantizedSoftmaxLoops<int8_t, int16_t>", in);
       }
       fail_unsupported_output(ctx, "INT8, INT16");
     case DataType::kUInt8:
       if (out != DataType::kUInt8) fail_unsupported_output(ctx, "UINT8");
       require_output_quantization(ctx, 0, 1.0f / 256, 0.001f / 256);
-      return with_device_path(ctx, shape, prepare_softmax_quantized<uint8_t, uint8_t>(ctx, shape));
+      return with_device_path(quantized_softmax_loops<uint8_t, uint8_t>(ctx, shape), in);
     case DataType::kInt16:
       if (out != DataType::kInt16) fail_unsupported_output(ctx, "INT16");
       return PreparedKernel::of(SoftmaxInt16Kernel{shape, int16_input_multiplier(ctx)});

@@ -41,10 +41,6 @@ namespace {
 
 constexpr size_t kInput = 0, kWeightsFeature = 1, kWeightsTime = 2, kBias = 3, kState = 4;
 
-struct SvdfSizes {
-  int64_t batch = 0, input_size = 0, filters = 0, memory = 0, rank = 0, units = 0;
-};
-
 // TFLite Micro's ActivationValFloat.
 float activate(Activation activation, float x) {
   switch (activation) {
@@ -57,16 +53,6 @@ float activate(Activation activation, float x) {
   }
   return 0.0f;
 }
-
-// Step 1: every state element takes the value of the next one.
-template <typename T, class Memory>
-void shift_state_left(Memory& mem, const TensorRef& state, const SvdfSizes& s) {
-  const int64_t n = s.batch * s.filters * s.memory;
-  for (int64_t i = 0; i + 1 < n; ++i) mem.template store<T>(state, i, mem.template load<T>(state, i + 1));
-}
-
-// Position of (batch b, filter f, time step t) in the state.
-int64_t state_index(const SvdfSizes& s, int64_t b, int64_t f, int64_t t) { return (b * s.filters + f) * s.memory + t; }
 
 // The prepared float SVDF.
 struct FloatSvdfKernel {
@@ -83,7 +69,7 @@ struct FloatSvdfKernel {
     const TensorRef& state = io.input(kState);
     const TensorRef& output = io.output(0);
 
-    shift_state_left<float>(mem, state, s);
+    shift_svdf_state_left<float>(s, state, mem);
     for (int64_t b = 0; b < s.batch; ++b) {
       for (int64_t f = 0; f < s.filters; ++f) {
         float dot = 0.0f;
@@ -91,7 +77,7 @@ struct FloatSvdfKernel {
           dot += mem.template load<float>(weights_feature, f * s.input_size + c) *
                  mem.template load<float>(input, b * s.input_size + c);
         }
-        mem.template store<float>(state, state_index(s, b, f, s.memory - 1), dot);
+        mem.template store<float>(state, s.state_index(b, f, s.memory - 1), dot);
       }
     }
     for (int64_t b = 0; b < s.batch; ++b) {
@@ -99,7 +85,7 @@ struct FloatSvdfKernel {
         float sum = 0.0f;
         for (int64_t t = 0; t < s.memory; ++t) {
           sum += mem.template load<float>(weights_time, f * s.memory + t) *
-                 mem.template load<float>(state, state_index(s, b, f, t));
+                 mem.template load<float>(state, s.state_index(b, f, t));
         }
         filter_sums[static_cast<size_t>(b * s.filters + f)] = sum;
       }
@@ -161,12 +147,7 @@ PreparedKernel prepare_integer_svdf(const OpContext& ctx, const SvdfSizes& s) {
   const float output_scale = output.tensor->quantization.scale[0];
   IntegerSvdfKernel<T> k;
   IntegerSvdfLoops<T>& l = k.loops;
-  l.batch = s.batch;
-  l.input_size = s.input_size;
-  l.filters = s.filters;
-  l.memory = s.memory;
-  l.rank = s.rank;
-  l.units = s.units;
+  l.sizes = s;
   // TFLite Micro forms both scales in float, then widens them.
   l.to_state = quantize_multiplier(static_cast<double>(input_scale * feature_scale / state_scale));
   l.to_output = quantize_multiplier(static_cast<double>(state_scale * time_scale / output_scale));

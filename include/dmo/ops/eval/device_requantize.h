@@ -156,22 +156,17 @@ inline int32_t apply_stage(const ChannelStage& c, int32_t acc, int32_t output_of
 template <class F>
 inline void with_output_stage(StageForm form, int32_t lo, int32_t hi, F&& f) {
   const bool full_range = lo == -128 && hi == 127;
-  if (form == StageForm::kFolded) {
+  auto in_range = [&]<StageForm kForm>() {
     if (full_range) {
-      f.template operator()<StageForm::kFolded, true>();
+      f.template operator()<kForm, true>();
     } else {
-      f.template operator()<StageForm::kFolded, false>();
+      f.template operator()<kForm, false>();
     }
-  } else if (form == StageForm::kBounded) {
-    if (full_range) {
-      f.template operator()<StageForm::kBounded, true>();
-    } else {
-      f.template operator()<StageForm::kBounded, false>();
-    }
-  } else if (full_range) {
-    f.template operator()<StageForm::kGeneral, true>();
-  } else {
-    f.template operator()<StageForm::kGeneral, false>();
+  };
+  switch (form) {
+    case StageForm::kFolded: return in_range.template operator()<StageForm::kFolded>();
+    case StageForm::kBounded: return in_range.template operator()<StageForm::kBounded>();
+    case StageForm::kGeneral: return in_range.template operator()<StageForm::kGeneral>();
   }
 }
 

@@ -14,14 +14,25 @@
 
 namespace dmo {
 
-// U is the element's width as an unsigned type.
-template <typename U>
-struct GatherLoops {
+// What the nest walks, whatever the element type.
+struct GatherShape {
   int32_t op = 0;  // the op's index, for the device's error line
   int64_t batches = 1, outer = 1, positions = 1, inner = 1, axis_size = 0;
 
+  template <class F>
+  void each_field(F&& f) const {
+    f(op), f(batches), f(outer), f(positions), f(inner), f(axis_size);
+  }
+};
+
+// U is the element's width as an unsigned type.
+template <typename U>
+struct GatherLoops {
+  GatherShape shape;
+
   template <class IO, class Memory, class Outside>
   void eval(const IO& io, Memory& mem, Outside&& outside) const {
+    const auto [op, batches, outer, positions, inner, axis_size] = shape;
     const auto& input = io.input(0);
     const auto& indices = io.input(1);
     const auto& output = io.output(0);
@@ -45,12 +56,12 @@ struct GatherLoops {
   // Generated code's: an index outside the axis stops the program.
   template <class IO, class Memory>
   void eval(const IO& io, Memory& mem) const {
-    eval(io, mem, [&](int32_t, int64_t) { mem.stop(op, "GATHER", "an index is outside the gathered axis"); });
+    eval(io, mem, [&](int32_t, int64_t) { mem.stop(shape.op, "GATHER", "an index is outside the gathered axis"); });
   }
 
   template <class F>
   void each_field(F&& f) const {
-    f(op), f(batches), f(outer), f(positions), f(inner), f(axis_size);
+    f(shape);
   }
 };
 

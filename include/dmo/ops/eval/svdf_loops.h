@@ -22,9 +22,29 @@
 
 namespace dmo {
 
+// An SVDF's sizes (units = filters / rank), the float kernel's too.
+struct SvdfSizes {
+  int64_t batch = 0, input_size = 0, filters = 0, memory = 0, rank = 0, units = 0;
+
+  // Position of (batch b, filter f, time step t) in the state.
+  int64_t state_index(int64_t b, int64_t f, int64_t t) const { return (b * filters + f) * memory + t; }
+
+  template <class F>
+  void each_field(F&& f) const {
+    f(batch), f(input_size), f(filters), f(memory), f(rank), f(units);
+  }
+};
+
+// Step 1, either type: every state element takes the value of the next one.
+template <typename T, class Tensor, class Memory>
+void shift_svdf_state_left(const SvdfSizes& s, const Tensor& state, Memory& mem) {
+  const int64_t n = s.batch * s.filters * s.memory;
+  for (int64_t i = 0; i + 1 < n; ++i) mem.template store<T>(state, i, mem.template load<T>(state, i + 1));
+}
+
 template <typename T>
 struct IntegerSvdfLoops {
-  int64_t batch = 0, input_size = 0, filters = 0, memory = 0, rank = 0, units = 0;
+  SvdfSizes sizes;
   QuantizedMultiplier to_state, to_output;
   int32_t input_zero_point = 0, state_zero_point = 0, output_zero_point = 0;
   ScratchWords filter_sums;  // batch * filters
@@ -32,21 +52,16 @@ struct IntegerSvdfLoops {
 
   static constexpr int32_t kInput = 0, kWeightsFeature = 1, kWeightsTime = 2, kBias = 3, kState = 4;
 
-  // Position of (batch b, filter f, time step t) in the state.
-  int64_t state_index(int64_t b, int64_t f, int64_t t) const { return (b * filters + f) * memory + t; }
-
   template <class IO, class Memory>
   void eval(const IO& io, Memory& mem) const {
+    const auto [batch, input_size, filters, memory, rank, units] = sizes;
     const auto& input = io.input(kInput);
     const auto& weights_feature = io.input(kWeightsFeature);
     const auto& weights_time = io.input(kWeightsTime);
     const auto& state = io.input(kState);
     const auto& output = io.output(0);
 
-    const int64_t state_elements = batch * filters * memory;
-    for (int64_t i = 0; i + 1 < state_elements; ++i) {
-      mem.template store<T>(state, i, mem.template load<T>(state, i + 1));
-    }
+    shift_svdf_state_left<T>(sizes, state, mem);
     for (int64_t b = 0; b < batch; ++b) {
       for (int64_t f = 0; f < filters; ++f) {
         int64_t dot = 0;
@@ -60,7 +75,7 @@ struct IntegerSvdfLoops {
         // TFLite Micro adds the state zero point after saturating and
         // narrows the sum as it is, so it may wrap (tflite-micro issue
         // #2721); the golden state tensors of keyword_scrambled confirm it.
-        mem.template store<T>(state, state_index(b, f, memory - 1), static_cast<T>(state_zero_point + value));
+        mem.template store<T>(state, sizes.state_index(b, f, memory - 1), static_cast<T>(state_zero_point + value));
       }
     }
     for (int64_t b = 0; b < batch; ++b) {
@@ -68,7 +83,7 @@ struct IntegerSvdfLoops {
         int64_t sum = 0;
         for (int64_t t = 0; t < memory; ++t) {
           sum += int64_t{mem.template load<T>(weights_time, f * memory + t)} *
-                 (mem.template load<T>(state, state_index(b, f, t)) - state_zero_point);
+                 (mem.template load<T>(state, sizes.state_index(b, f, t)) - state_zero_point);
         }
         filter_sums.data[b * filters + f] = static_cast<int32_t>(sum);  // int32, wrapping
       }
@@ -94,8 +109,7 @@ struct IntegerSvdfLoops {
 
   template <class F>
   void each_field(F&& f) const {
-    f(batch), f(input_size), f(filters), f(memory), f(rank), f(units);
-    f(to_state), f(to_output);
+    f(sizes), f(to_state), f(to_output);
     f(input_zero_point), f(state_zero_point), f(output_zero_point);
     f(filter_sums), f(unit_sums);
   }
